@@ -1,0 +1,43 @@
+"""Shared fixtures. Tests never reach a cloud address: every client points at 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from pathlib import Path
+
+import pytest
+
+from backends import BLOB_BACKENDS, STATE_BACKENDS
+
+os.environ.setdefault("NO_GCE_CHECK", "true")
+# Workers spawned by tests must not inherit a developer's settings.
+for _name in list(os.environ):
+    if _name.startswith("DOCFLEET_"):
+        del os.environ[_name]
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, what: str) -> None:
+    """Fail under CI=true when a part (emulator, browser) is missing; skip elsewhere."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is missing: CI must install and start it (see scripts/setup-dev)")
+    pytest.skip(f"{what} is not available on this machine")
+
+
+@pytest.fixture
+def run_id() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture(params=sorted(STATE_BACKENDS))
+def state_uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return STATE_BACKENDS[request.param](request, tmp_path)
+
+
+@pytest.fixture(params=sorted(BLOB_BACKENDS))
+def blob_uri(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    return BLOB_BACKENDS[request.param](request, tmp_path)

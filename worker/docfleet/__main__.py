@@ -1,0 +1,3 @@
+from docfleet.cli import main
+
+main()

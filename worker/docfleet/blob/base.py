@@ -1,0 +1,36 @@
+"""The blob-store contract: where documents, golden shards and manifests live."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """Keys are ``/``-separated paths relative to the store's root URI."""
+
+    uri: str
+
+    def put(self, key: str, data: bytes) -> None:
+        """Write ``data`` atomically: a reader sees the old object or the whole new one."""
+        ...
+
+    def put_if_absent(self, key: str, data: bytes) -> bool:
+        """Create ``key`` only if it does not exist; true if this call created it.
+        Atomic across processes: of concurrent callers exactly one wins."""
+        ...
+
+    def get(self, key: str) -> bytes:
+        """Read a whole object. Raises :class:`BlobNotFoundError`."""
+        ...
+
+    def exists(self, key: str) -> bool: ...
+
+    def list(self, prefix: str) -> Iterator[str]:
+        """Every key that starts with ``prefix``, sorted."""
+        ...
+
+    def delete(self, key: str) -> None:
+        """Remove ``key`` if present (idempotent)."""
+        ...

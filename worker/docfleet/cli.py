@@ -1,0 +1,309 @@
+"""The ``docfleet`` command line. Command and option names are a contract: deployment
+manifests and other tools rely on them."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from docfleet import clock
+from docfleet.blob import open_blob_store
+from docfleet.errors import DocfleetError, RunNotFoundError
+from docfleet.identity import task_identity
+from docfleet.logs import bind, setup_logging
+from docfleet.manifest import RunFiles, verify_run
+from docfleet.models import Run, RunState, UnitState
+from docfleet.settings import DEFAULT_OUT, DEFAULT_STATE, load_settings
+from docfleet.state import StateStore, open_state_store
+
+F = TypeVar("F", bound=Callable[..., Any])
+TERMINAL_STATES = {RunState.COMPLETED, RunState.FAILED, RunState.CANCELLED}
+
+
+def friendly_errors(fn: F) -> F:
+    """Turn a :class:`DocfleetError` into one line on stderr and its exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DocfleetError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_options(values: tuple[str, ...]) -> dict[str, Any] | None:
+    if not values:
+        return None
+    options: dict[str, Any] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--option")
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    return options
+
+
+def state_option(fn: F) -> F:
+    return click.option("--state", help=f"State store URI [env DOCFLEET_STATE; default "
+                        f"{DEFAULT_STATE}].")(fn)
+
+
+def out_option(fn: F) -> F:
+    return click.option("--out", help=f"Output URI [env DOCFLEET_OUT; default "
+                        f"{DEFAULT_OUT}].")(fn)
+
+
+def run_options(fn: F) -> F:
+    """The options that define a run, shared by ``work`` and ``run``."""
+    for decorator in reversed([
+        click.option("--run-id", help="Run identifier [env DOCFLEET_RUN_ID]."),
+        click.option("--total", type=int, help="Documents in the run [env DOCFLEET_TOTAL]."),
+        click.option("--pack", help="Document pack [env DOCFLEET_PACK; default bench]."),
+        click.option("--unit-size", type=int,
+                     help="Documents per work unit [env DOCFLEET_UNIT_SIZE; default: about "
+                          "3 units per task]."),
+        state_option,
+        out_option,
+        click.option("--lease-seconds", type=float,
+                     help="Lease length [env DOCFLEET_LEASE_SECONDS; default 30]."),
+        click.option("--max-attempts", type=int,
+                     help="Attempts before a unit is FAILED [env DOCFLEET_MAX_ATTEMPTS; "
+                          "default 3]."),
+        click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+                     help="A pack option (repeatable) [env DOCFLEET_OPTIONS as JSON]."),
+    ]):
+        fn = decorator(fn)
+    return fn
+
+
+def _settings(**flags: Any) -> Any:
+    flags["options"] = parse_options(flags.pop("options", ()))
+    return load_settings(**flags)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="docfleet")
+def main() -> None:
+    """docfleet: synthetic document datasets with exact ground truth, built by a
+    leaderless fleet of identical tasks sharing one state store."""
+
+
+@main.command()
+@run_options
+@friendly_errors
+def work(**flags: Any) -> None:
+    """Run one task: plan the run if first, drain its units, finalize when complete.
+
+    This is the container's entrypoint; every option also comes from DOCFLEET_* env
+    vars, and the task index/count from the engine (Cloud Run, Kubernetes, AWS Batch).
+
+    Example: DOCFLEET_RUN_ID=r1 DOCFLEET_TOTAL=1000 docfleet work
+    """
+    from docfleet.packs import load_pack
+    from docfleet.runspec import resolve_spec
+    from docfleet.worker import Worker
+
+    settings = _settings(**flags)
+    log = setup_logging(settings.log_format, settings.log_level)
+    identity = task_identity()
+    bind(run_id=settings.run_id, task_index=identity.index, task_count=identity.count,
+         execution=identity.execution, attempt=identity.attempt)
+    store = open_state_store(settings.state)
+    blob = open_blob_store(settings.out)
+    spec = resolve_spec(settings, store, identity.count, log)
+    worker = Worker(settings, spec, identity, store, blob, load_pack(spec.pack), log)
+    worker.install_signal_handlers()
+    log.info("task %d/%d (%s) starting on %s → %s", identity.index, identity.count,
+             identity.engine, store.uri, blob.uri, extra={"event": "task.start"})
+    code = worker.run()
+    store.close()
+    sys.exit(code)
+
+
+@main.command()
+@run_options
+@click.option("--tasks", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Worker processes to start on this machine.")
+@click.option("--log-dir", type=click.Path(path_type=Path), default=None,
+              help="Where each task's JSON log goes [default .docfleet/logs/RUN_ID].")
+@friendly_errors
+def run(tasks: int, log_dir: Path | None, **flags: Any) -> None:
+    """Run a local fleet: TASKS `docfleet work` processes on this machine, with a live
+    progress bar; exits with the fleet's code (1 if units failed).
+
+    Example: docfleet run --run-id demo --total 200 --tasks 2
+    """
+    from docfleet.fleet import run_fleet
+    from docfleet.runspec import resolve_spec
+
+    settings = _settings(**flags)
+    log = setup_logging("text", "WARNING")
+    store = open_state_store(settings.state)
+    open_blob_store(settings.out)
+    spec = resolve_spec(settings, store, tasks, log)
+    console = Console(stderr=True)
+    log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
+    code = run_fleet(settings, spec, store, tasks, log_dir, console)
+    run_record = store.get_run(spec.run_id)
+    progress = store.progress(spec.run_id)
+    state = run_record.state.value if run_record else "?"
+    console.print(f"run {spec.run_id}: {state}, {progress[UnitState.DONE]}/{progress.total} "
+                  f"units done, {progress[UnitState.FAILED]} failed; logs in {log_dir}")
+    if run_record and run_record.state == RunState.COMPLETED:
+        console.print(f"output: {settings.out.rstrip('/')}/{spec.run_id}/manifest.json")
+    sys.exit(code)
+
+
+def _open_run(store: StateStore, run_id: str) -> Run:
+    run = store.get_run(run_id)
+    if run is None:
+        raise RunNotFoundError(f"run '{run_id}' does not exist in {store.uri}",
+                               "check the run id and --state")
+    return run
+
+
+def _status(store: StateStore, run_id: str) -> dict[str, Any]:
+    run = _open_run(store, run_id)
+    return {
+        "run_id": run_id,
+        "state": run.state.value,
+        "planned": run.planned,
+        "total": run.spec.total,
+        "unit_size": run.spec.unit_size,
+        "units": store.progress(run_id).as_dict(),
+        "spend_nano_usd": store.total_spend(run_id),
+    }
+
+
+@main.command()
+@click.argument("run_id")
+@state_option
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--wait", is_flag=True, help="Wait until the run is COMPLETED, FAILED or "
+              "CANCELLED; exit 0 only if COMPLETED.")
+@click.option("--interval", type=float, default=2.0, show_default=True,
+              help="Seconds between polls with --wait.")
+@friendly_errors
+def status(run_id: str, state: str | None, as_json: bool, wait: bool, interval: float) -> None:
+    """Show a run's state and its units by state.
+
+    Example: docfleet status demo --json
+    """
+    store = open_state_store(load_settings(state=state).state)
+    info = _status(store, run_id)
+    while wait and RunState(info["state"]) not in TERMINAL_STATES:
+        time.sleep(interval)
+        info = _status(store, run_id)
+    if as_json:
+        click.echo(json.dumps(info, sort_keys=True))
+    else:
+        table = Table(title=f"run {run_id}: {info['state']}")
+        for s in UnitState:
+            table.add_column(s.value, justify="right")
+        table.add_row(*(str(info["units"][s.value]) for s in UnitState))
+        Console().print(table)
+    if wait and info["state"] != RunState.COMPLETED.value:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("run_id")
+@out_option
+@friendly_errors
+def verify(run_id: str, out: str | None) -> None:
+    """Re-hash a run's root manifest, parts, documents and shards; exit 0 only if the
+    root exists and everything matches.
+
+    Example: docfleet verify demo --out file://./out
+    """
+    files = RunFiles(open_blob_store(load_settings(out=out).out), run_id)
+    problems = verify_run(files)
+    for problem in problems:
+        click.echo(f"MISMATCH {problem}", err=True)
+    if problems:
+        click.echo(f"verify {run_id}: {len(problems)} problem(s)", err=True)
+        sys.exit(1)
+    click.echo(f"verify {run_id}: ok")
+
+
+def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
+    store = open_state_store(load_settings(state=state).state)
+    run = _open_run(store, run_id)
+    if store.set_run_state(run_id, target, clock.now(), expected=allowed):
+        click.echo(f"run {run_id}: {run.state.value} → {target.value}")
+    else:
+        click.echo(f"run {run_id} is {run.state.value}; nothing to do")
+
+
+@main.command()
+@click.argument("run_id")
+@state_option
+@friendly_errors
+def pause(run_id: str, state: str | None) -> None:
+    """Pause a run: workers stop claiming (their current unit finishes).
+
+    Example: docfleet pause demo
+    """
+    _set_state(run_id, state, RunState.PAUSED, [RunState.PENDING, RunState.RUNNING])
+
+
+@main.command()
+@click.argument("run_id")
+@state_option
+@friendly_errors
+def cancel(run_id: str, state: str | None) -> None:
+    """Cancel a run: workers stop claiming; the run never completes.
+
+    Example: docfleet cancel demo
+    """
+    _set_state(run_id, state, RunState.CANCELLED,
+               [RunState.PENDING, RunState.RUNNING, RunState.PAUSED, RunState.FAILED])
+
+
+@main.command()
+@click.argument("run_id")
+@state_option
+@out_option
+@friendly_errors
+def resume(run_id: str, state: str | None, out: str | None) -> None:
+    """Make a run workable again: failed units back to PENDING, expired leases
+    reclaimed, DONE units whose outputs are missing reopened; then start workers.
+
+    Example: docfleet resume demo && docfleet run --run-id demo --tasks 2
+    """
+    from docfleet.finalize import find_gaps
+
+    settings = load_settings(state=state, out=out)
+    store = open_state_store(settings.state)
+    run = _open_run(store, run_id)
+    now = clock.now()
+    reset = store.reset_failed_units(run_id, now)
+    reclaimed = store.reclaim_expired_units(run_id, run.spec.max_attempts, now)
+    files = RunFiles(open_blob_store(settings.out), run_id)
+    reopened = 0
+    if not files.exists("manifest.json"):
+        problems, parts = find_gaps(store, files)
+        good = {unit for unit, _ in parts}
+        damaged = [u.index for u in store.units(run_id)
+                   if u.state == UnitState.DONE and u.index not in good]
+        if damaged:
+            reopened = store.reopen_units(run_id, damaged, "outputs missing at resume", now)
+    store.set_run_state(run_id, RunState.RUNNING, now,
+                        expected=[RunState.FAILED, RunState.PAUSED, RunState.CANCELLED])
+    click.echo(f"run {run_id}: {reset} failed unit(s) reset, {reclaimed} expired lease(s) "
+               f"reclaimed, {reopened} damaged unit(s) reopened; start workers to finish it")

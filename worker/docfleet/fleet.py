@@ -1,0 +1,103 @@
+"""``docfleet run``: a local fleet of T ``docfleet work`` processes on this machine, with a
+live progress bar. Each task logs JSON lines to its own file."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from docfleet.models import RunSpec, UnitState
+from docfleet.settings import Settings
+from docfleet.state.base import StateStore
+
+
+def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, execution: str) -> dict:
+    """The environment of task ``index``: the resolved spec, so every task agrees."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DOCFLEET_RUN_ID": spec.run_id,
+            "DOCFLEET_TOTAL": str(spec.total),
+            "DOCFLEET_PACK": spec.pack,
+            "DOCFLEET_UNIT_SIZE": str(spec.unit_size),
+            "DOCFLEET_MAX_ATTEMPTS": str(spec.max_attempts),
+            "DOCFLEET_OPTIONS": json.dumps(spec.options),
+            "DOCFLEET_STATE": settings.state,
+            "DOCFLEET_OUT": settings.out,
+            "DOCFLEET_LEASE_SECONDS": str(settings.lease_seconds),
+            "DOCFLEET_POLL_SECONDS": str(settings.poll_seconds),
+            "DOCFLEET_LOG_FORMAT": "json",
+            "DOCFLEET_TASK_INDEX": str(index),
+            "DOCFLEET_TASK_COUNT": str(tasks),
+            "DOCFLEET_EXECUTION": execution,
+        }
+    )
+    if settings.linger_seconds is not None:
+        env["DOCFLEET_LINGER_SECONDS"] = str(settings.linger_seconds)
+    if settings.heartbeat_seconds is not None:
+        env["DOCFLEET_HEARTBEAT_SECONDS"] = str(settings.heartbeat_seconds)
+    return env
+
+
+def run_fleet(
+    settings: Settings, spec: RunSpec, store: StateStore, tasks: int, log_dir: Path,
+    console: Console,
+) -> int:
+    """Start ``tasks`` worker processes, show progress until they exit, and return the
+    fleet's exit code: 1 if any task reported holes, else the first non-zero, else 0.
+    SIGINT/SIGTERM are forwarded to every task (each releases its unit)."""
+    log_dir.mkdir(parents=True, exist_ok=True)
+    execution = f"fleet-{os.getpid()}-{int(time.time())}"
+    procs: list[subprocess.Popen] = []
+    for index in range(tasks):
+        log_file = (log_dir / f"task-{index}.log").open("ab")
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "docfleet", "work"],
+                env=task_env(settings, spec, index, tasks, execution),
+                stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+        )
+        log_file.close()
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.send_signal(signum)
+
+    previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with Progress(
+            TextColumn(f"[bold]{spec.run_id}[/]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("units  {task.fields[detail]}"), TimeElapsedColumn(),
+            console=console, transient=False,
+        ) as bar:
+            task = bar.add_task("units", total=spec.unit_count, detail="")
+            while any(p.poll() is None for p in procs):
+                _update(bar, task, store, spec, procs)
+                time.sleep(0.3)
+            _update(bar, task, store, spec, procs)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    codes = [p.returncode for p in procs]
+    if any(c == 1 for c in codes):
+        return 1
+    return next((c for c in codes if c != 0), 0)
+
+
+def _update(bar: Progress, task: int, store: StateStore, spec: RunSpec, procs: list) -> None:
+    progress = store.progress(spec.run_id)
+    alive = sum(p.poll() is None for p in procs)
+    detail = (f"running {progress[UnitState.RUNNING]}  failed {progress[UnitState.FAILED]}  "
+              f"tasks alive {alive}")
+    bar.update(task, completed=progress[UnitState.DONE], detail=detail)

@@ -1,0 +1,65 @@
+"""The heartbeat: a thread that renews a claim's lease while its unit is worked, so a long
+unit is not reclaimed from a live worker, and that flags the claim as lost the moment a
+renewal is refused (fencing) or the lease runs out unrenewed."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from docfleet import clock
+from docfleet.errors import DocfleetError
+from docfleet.models import Claim
+from docfleet.state.base import StateStore
+
+
+class LeaseKeeper:
+    """Renews ``claim`` every ``interval`` seconds until :meth:`stop`. ``lost`` is set
+    when the store refuses a renewal or the lease expired before one succeeded."""
+
+    def __init__(
+        self, store: StateStore, claim: Claim, lease_seconds: float, interval: float,
+        log: logging.Logger,
+    ) -> None:
+        self.store = store
+        self.claim = claim
+        self.lease_seconds = lease_seconds
+        self.interval = interval
+        self.log = log
+        self.lost = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="lease-keeper", daemon=True)
+
+    def __enter__(self) -> LeaseKeeper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                renewed = self.store.renew_lease(self.claim, self.lease_seconds, clock.now())
+            except DocfleetError as exc:
+                self.log.warning("lease renewal of unit %d failed: %s", self.claim.unit_index, exc)
+                if clock.now() >= self.claim.lease_expires_at:
+                    self._lose("expired while the store was unreachable")
+                    return
+                continue
+            if renewed is None:
+                self._lose("the store refused the renewal (the unit was reclaimed)")
+                return
+            self.claim = renewed
+            self.log.debug("renewed lease of unit %d", self.claim.unit_index,
+                           extra={"event": "lease.renew", "unit": self.claim.unit_index})
+
+    def _lose(self, why: str) -> None:
+        self.log.warning("lost the lease of unit %d: %s", self.claim.unit_index, why,
+                         extra={"event": "lease.lost", "unit": self.claim.unit_index})
+        self.lost.set()

@@ -1,0 +1,150 @@
+"""The records every state store holds: a run, its units, a claim on a unit."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class RunState(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    PAUSED = "PAUSED"
+    CANCELLED = "CANCELLED"
+
+
+class UnitState(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    DONE = "DONE"
+    FAILED = "FAILED"
+
+
+#: Run states in which workers may claim units.
+CLAIMABLE_RUN_STATES = frozenset({RunState.PENDING, RunState.RUNNING})
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """The parameters that define a run. Two tasks agree on a run only if their specs
+    have the same :meth:`fingerprint`; a run id re-created with another spec is refused."""
+
+    run_id: str
+    total: int
+    unit_size: int
+    pack: str
+    kind: str = "generate"
+    max_attempts: int = 3
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def unit_count(self) -> int:
+        return -(-self.total // self.unit_size)
+
+    def parameters(self) -> dict[str, Any]:
+        """The fingerprinted parameters, as a JSON-ready dict."""
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        blob = json.dumps(self.parameters(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_parameters(cls, params: dict[str, Any]) -> RunSpec:
+        return cls(**params)
+
+
+@dataclass
+class Run:
+    """The run marker as stored."""
+
+    spec: RunSpec
+    fingerprint: str
+    state: RunState
+    planned: bool
+    planner: str
+    plan_heartbeat: float
+    created_at: float
+    updated_at: float
+
+    @property
+    def run_id(self) -> str:
+        return self.spec.run_id
+
+
+@dataclass
+class Unit:
+    """One work unit: documents ``[start, start + count)`` of a run."""
+
+    run_id: str
+    index: int
+    start: int
+    count: int
+    state: UnitState = UnitState.PENDING
+    attempts: int = 0
+    generation: int = 0
+    lease_owner: str | None = None
+    lease_expires_at: float | None = None
+    last_error: str | None = None
+    claimed_at: float | None = None
+    finished_at: float | None = None
+    part_sha256: str | None = None
+    worked_by: str | None = None
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.count
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A live claim on a unit. ``token`` fences every later write: it is the claiming
+    task's identity plus the unit's claim generation, so it is never reused."""
+
+    run_id: str
+    unit_index: int
+    start: int
+    count: int
+    token: str
+    attempts: int
+    lease_expires_at: float
+
+    @property
+    def indexes(self) -> range:
+        return range(self.start, self.start + self.count)
+
+
+def claim_token(owner: str, generation: int) -> str:
+    """The fencing token of one claim: unique per (task identity, unit generation)."""
+    return f"{owner}#g{generation}"
+
+
+@dataclass
+class Progress:
+    """Unit counts by state."""
+
+    counts: dict[UnitState, int]
+
+    def __getitem__(self, state: UnitState) -> int:
+        return self.counts.get(state, 0)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def done(self) -> bool:
+        return self.total > 0 and self[UnitState.DONE] == self.total
+
+    @property
+    def drained(self) -> bool:
+        """Nothing left to claim or wait for: every unit is DONE or FAILED."""
+        return self[UnitState.PENDING] == 0 and self[UnitState.RUNNING] == 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {s.value: self[s] for s in UnitState}

@@ -1,0 +1,53 @@
+"""The pack contract: a document type the kernel can generate without knowing it.
+
+The kernel asks a pack for its golden table schemas (declared up front), opens one
+:class:`PackSession` per task (a pack may hold a browser or a model there), and renders a
+unit's indexes through it. A pack never touches a state or blob store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import pyarrow as pa
+
+
+@dataclass
+class RenderedDocument:
+    """One generated document: its files (name relative to ``documents/`` → bytes) and
+    its golden rows per table. Both must be a pure function of (run_id, index, options)."""
+
+    index: int
+    files: dict[str, bytes]
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+@runtime_checkable
+class PackSession(Protocol):
+    def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
+        """Yield one document per index, in order. The kernel may stop iterating early
+        (lost lease, shutdown) and then closes the iterator."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class DocumentPack(Protocol):
+    #: the name users pass with ``--pack``
+    name: str
+
+    def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
+        """The golden tables this pack writes, with their Arrow schemas."""
+        ...
+
+    def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Return the normalised run options (they join the run's fingerprint); raise
+        :class:`ConfigError` for a bad one."""
+        ...
+
+    def open(self, options: Mapping[str, Any]) -> PackSession:
+        """Start one task's session (called once per task)."""
+        ...

@@ -1,0 +1,91 @@
+"""Planning: turn (total, unit_size) into units, and the race every task runs to get the
+run planned exactly once (DESIGN.md, contract point 4)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterator
+
+from docfleet import clock
+from docfleet.models import Run, RunSpec, Unit
+from docfleet.state.base import StateStore
+
+#: Units per planned batch (one write each), between which the planner heartbeats.
+PLAN_BATCH = 500
+#: Bounds of the automatic unit size.
+MIN_UNIT_SIZE, MAX_UNIT_SIZE = 1, 1000
+UNITS_PER_TASK = 3
+
+
+def choose_unit_size(total: int, tasks: int) -> int:
+    """About ``UNITS_PER_TASK`` units per task, within [MIN_UNIT_SIZE, MAX_UNIT_SIZE]."""
+    wanted_units = max(1, UNITS_PER_TASK * max(tasks, 1))
+    size = -(-total // wanted_units)
+    return max(MIN_UNIT_SIZE, min(MAX_UNIT_SIZE, size))
+
+
+def plan_units(spec: RunSpec) -> Iterator[Unit]:
+    """The units of ``spec``: contiguous ranges ``[start, start + count)``."""
+    for index in range(spec.unit_count):
+        start = index * spec.unit_size
+        yield Unit(spec.run_id, index, start, min(spec.unit_size, spec.total - start))
+
+
+def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger) -> bool:
+    batch: list[Unit] = []
+    for unit in plan_units(spec):
+        batch.append(unit)
+        if len(batch) >= PLAN_BATCH:
+            store.put_units(spec.run_id, batch)
+            batch = []
+            if not store.touch_plan(spec.run_id, planner, clock.now()):
+                log.warning("lost the plan of run %s to another task", spec.run_id)
+                return False
+    if batch:
+        store.put_units(spec.run_id, batch)
+    return store.mark_planned(spec.run_id, planner, clock.now())
+
+
+def ensure_planned(
+    store: StateStore,
+    spec: RunSpec,
+    planner: str,
+    *,
+    stale_seconds: float,
+    poll_seconds: float,
+    stop: threading.Event,
+    log: logging.Logger,
+) -> Run | None:
+    """Race to plan ``spec``; return the planned run (``None`` if ``stop`` was set while
+    waiting). One caller wins ``create_run`` and writes the units; a loser resumes at once
+    if the run is already planned (``already planned; resuming``), otherwise waits for the
+    plan to land, taking it over once the planner's heartbeat is older than
+    ``stale_seconds``. Raises :class:`RunConflictError` for other parameters."""
+    result = store.create_run(spec, planner, clock.now())
+    if result.won:
+        log.info("planning run %s: %d units of %d documents", spec.run_id, spec.unit_count,
+                 spec.unit_size, extra={"event": "plan.won"})
+        if _write_plan(store, spec, planner, log):
+            log.info("plan landed: %d units", spec.unit_count, extra={"event": "plan.landed"})
+    elif result.run.planned:
+        log.info("already planned; resuming", extra={"event": "plan.resumed"})
+        return result.run
+    else:
+        log.info("run %s is being planned by %s; waiting", spec.run_id, result.run.planner,
+                 extra={"event": "plan.wait"})
+    while not stop.is_set():
+        run = store.get_run(spec.run_id)
+        assert run is not None
+        if run.planned:
+            return run
+        now = clock.now()
+        if run.plan_heartbeat < now - stale_seconds and store.take_over_plan(
+            spec.run_id, planner, now - stale_seconds, now
+        ):
+            log.warning("planner %s went quiet; taking over the plan", run.planner,
+                        extra={"event": "plan.takeover"})
+            _write_plan(store, spec, planner, log)
+            continue
+        stop.wait(poll_seconds)
+    return None

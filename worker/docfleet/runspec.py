@@ -1,0 +1,51 @@
+"""Resolve a run's spec from settings: the parameters every task of a run must agree on."""
+
+from __future__ import annotations
+
+import logging
+
+from docfleet.errors import ConfigError
+from docfleet.models import RunSpec
+from docfleet.packs import load_pack
+from docfleet.planner import choose_unit_size
+from docfleet.settings import Settings
+from docfleet.state.base import StateStore
+
+
+def require_run_id(settings: Settings) -> str:
+    if not settings.run_id:
+        raise ConfigError("no run id given", "pass --run-id ID or set DOCFLEET_RUN_ID")
+    return settings.run_id
+
+
+def resolve_spec(
+    settings: Settings, store: StateStore, tasks: int, log: logging.Logger
+) -> RunSpec:
+    """The run's spec from ``settings``. Without ``total`` the stored run is resumed as it
+    was; without ``unit_size`` a stored run keeps its own, a new one gets about three
+    units per task. Raises :class:`ConfigError` for a bad pack, option or missing value."""
+    run_id = require_run_id(settings)
+    existing = store.get_run(run_id)
+    if settings.total is None:
+        if existing is None:
+            raise ConfigError(
+                f"run '{run_id}' does not exist yet and no total was given",
+                "pass --total N or set DOCFLEET_TOTAL to plan it",
+            )
+        return existing.spec
+    pack = load_pack(settings.pack)
+    options = pack.validate_options(settings.options)
+    unit_size = settings.unit_size
+    if unit_size is None:
+        if existing is not None:
+            unit_size = existing.spec.unit_size
+        else:
+            unit_size = choose_unit_size(settings.total, tasks)
+    spec = RunSpec(
+        run_id=run_id, total=settings.total, unit_size=unit_size, pack=pack.name,
+        max_attempts=settings.max_attempts, options=options,
+    )
+    if spec.unit_count < tasks:
+        log.warning("only %d unit(s) for %d task(s): some tasks will have nothing to do; "
+                    "use a smaller --unit-size", spec.unit_count, tasks)
+    return spec

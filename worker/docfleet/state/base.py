@@ -1,0 +1,143 @@
+"""The state-store contract (DESIGN.md, "The coordination contract"). Every backend
+implements :class:`StateStore`; ``tests/contract/`` runs one suite against all of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from docfleet.errors import RunConflictError
+from docfleet.models import Claim, Progress, Run, RunSpec, RunState, Unit
+
+#: The key of the all-models total in the spend rollup.
+TOTAL_SPEND_KEY = "__total__"
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    """Outcome of :meth:`StateStore.create_run`: ``won`` is true for exactly one caller."""
+
+    won: bool
+    run: Run
+
+
+@runtime_checkable
+class StateStore(Protocol):
+    """Coordination primitives. Times are epoch seconds from the caller's clock
+    (:func:`docfleet.clock.now`); every method is safe to call from many processes."""
+
+    uri: str
+
+    # -- runs -------------------------------------------------------------------------
+    def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
+        """Conditionally create the run marker. Exactly one concurrent caller gets
+        ``won=True``. Raises :class:`RunConflictError` if the run exists with another
+        fingerprint."""
+        ...
+
+    def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
+        """Become the planner of an unplanned run whose plan heartbeat is older than
+        ``stale_before``. Atomic: at most one caller takes over one stale marker."""
+        ...
+
+    def touch_plan(self, run_id: str, planner: str, now: float) -> bool:
+        """Refresh the plan heartbeat; false if ``planner`` no longer holds the plan."""
+        ...
+
+    def put_units(self, run_id: str, units: Iterable[Unit]) -> None:
+        """Write PENDING units. Idempotent: a unit that already exists is left as it is."""
+        ...
+
+    def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
+        """Set ``planned`` and move the run to RUNNING; false if ``planner`` lost the plan."""
+        ...
+
+    def get_run(self, run_id: str) -> Run | None: ...
+
+    def set_run_state(
+        self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
+    ) -> bool:
+        """Set the run's state, only from one of ``expected`` if given. Returns whether
+        it changed. Raises :class:`RunNotFoundError` for an unknown run."""
+        ...
+
+    # -- units ------------------------------------------------------------------------
+    def claim_next_unit(
+        self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
+    ) -> Claim | None:
+        """Atomically move one PENDING unit to RUNNING under a fresh lease and return the
+        claim, starting the search at unit index ``hint``; ``None`` when nothing is
+        PENDING. A lost race moves on to the next candidate."""
+        ...
+
+    def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
+        """Extend a live lease. Fenced on ``claim.token``: ``None`` if the claim is stale."""
+        ...
+
+    def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
+        """RUNNING → DONE, recording the part's sha256. Fenced: false if stale."""
+        ...
+
+    def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
+        """RUNNING → PENDING, or FAILED for good once ``attempts >= max_attempts``.
+        Fenced: false if stale."""
+        ...
+
+    def release_unit(self, claim: Claim, now: float) -> bool:
+        """RUNNING → PENDING at once (shutdown); does not count as an attempt. Fenced."""
+        ...
+
+    def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
+        """Return every RUNNING unit whose lease expired to PENDING (or FAILED past
+        ``max_attempts``). Returns how many units it moved."""
+        ...
+
+    def reset_failed_units(self, run_id: str, now: float) -> int:
+        """FAILED → PENDING with attempts reset. Returns how many."""
+        ...
+
+    def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
+        """DONE or FAILED → PENDING with attempts reset, for units whose outputs were found
+        missing or damaged (a gap). Returns how many."""
+        ...
+
+    def progress(self, run_id: str) -> Progress: ...
+
+    def units(self, run_id: str) -> list[Unit]:
+        """Every unit of the run, by index."""
+        ...
+
+    # -- spend and quarantine ---------------------------------------------------------
+    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
+        """Atomically add to the (run, model) rollup and to the run's total."""
+        ...
+
+    def total_spend(self, run_id: str) -> int: ...
+
+    def spend_by_model(self, run_id: str) -> dict[str, int]: ...
+
+    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
+        """Add providers to the run's quarantine set (idempotent)."""
+        ...
+
+    def quarantined_providers(self, run_id: str) -> set[str]: ...
+
+    def close(self) -> None: ...
+
+
+def check_fingerprint(run: Run, spec: RunSpec) -> None:
+    """Raise :class:`RunConflictError` when ``spec`` differs from the stored run's."""
+    if run.fingerprint == spec.fingerprint():
+        return
+    stored = run.spec.parameters()
+    asked = spec.parameters()
+    diffs = ", ".join(
+        f"{k}: stored {stored.get(k)!r} vs given {asked.get(k)!r}"
+        for k in sorted(set(stored) | set(asked))
+        if stored.get(k) != asked.get(k)
+    )
+    raise RunConflictError(
+        f"run '{spec.run_id}' already exists with other parameters ({diffs})",
+        "use a new --run-id, or repeat the original parameters to resume it",
+    )

@@ -1,0 +1,72 @@
+"""The cloud state stores' physical schemas, as constants. The backends query exactly
+these, the tests create tables from them, and Terraform provisions them (a coherence test
+holds the HCL against this file)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# -- Firestore ----------------------------------------------------------------------------
+#: Documents: ``{prefix}runs/{run_id}``, its units in the subcollection
+#: ``{prefix}runs/{run_id}/units/{idx:08d}``, spend counter shards in ``.../spend/…``.
+FIRESTORE_RUNS_COLLECTION = "runs"
+FIRESTORE_UNITS_COLLECTION = "units"
+FIRESTORE_SPEND_COLLECTION = "spend"
+
+#: The composite indexes the claim and reclaim queries need (collection group ``units``):
+#: claim: ``state == PENDING`` ordered by ``idx``; reclaim: ``state == RUNNING`` and
+#: ``lease_expires_at < now``.
+FIRESTORE_INDEXES: list[dict[str, Any]] = [
+    {
+        "collection_group": FIRESTORE_UNITS_COLLECTION,
+        "query_scope": "COLLECTION",
+        "fields": [("state", "ASCENDING"), ("idx", "ASCENDING")],
+    },
+    {
+        "collection_group": FIRESTORE_UNITS_COLLECTION,
+        "query_scope": "COLLECTION",
+        "fields": [("state", "ASCENDING"), ("lease_expires_at", "ASCENDING")],
+    },
+]
+
+# -- DynamoDB -----------------------------------------------------------------------------
+#: One table. Items: run marker ``pk=RUN#{run_id}, sk=RUN``; units
+#: ``pk=RUN#{run_id}, sk=UNIT#{idx:08d}``; spend ``sk=SPEND#{model}``; quarantine
+#: ``sk=QUARANTINE``. The sparse index ``pending`` holds a unit only while it is PENDING
+#: (``pending_pk = {run_id}#{shard}`` over ``DYNAMODB_PENDING_SHARDS`` shards,
+#: ``pending_sk = idx``); ``leases`` holds a unit only while RUNNING (``lease_pk = run_id``,
+#: ``lease_sk = lease_expires_at``) for the explicit reclaim.
+DYNAMODB_PENDING_SHARDS = 4
+DYNAMODB_TABLE: dict[str, Any] = {
+    "KeySchema": [
+        {"AttributeName": "pk", "KeyType": "HASH"},
+        {"AttributeName": "sk", "KeyType": "RANGE"},
+    ],
+    "AttributeDefinitions": [
+        {"AttributeName": "pk", "AttributeType": "S"},
+        {"AttributeName": "sk", "AttributeType": "S"},
+        {"AttributeName": "pending_pk", "AttributeType": "S"},
+        {"AttributeName": "pending_sk", "AttributeType": "N"},
+        {"AttributeName": "lease_pk", "AttributeType": "S"},
+        {"AttributeName": "lease_sk", "AttributeType": "N"},
+    ],
+    "GlobalSecondaryIndexes": [
+        {
+            "IndexName": "pending",
+            "KeySchema": [
+                {"AttributeName": "pending_pk", "KeyType": "HASH"},
+                {"AttributeName": "pending_sk", "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        },
+        {
+            "IndexName": "leases",
+            "KeySchema": [
+                {"AttributeName": "lease_pk", "KeyType": "HASH"},
+                {"AttributeName": "lease_sk", "KeyType": "RANGE"},
+            ],
+            "Projection": {"ProjectionType": "KEYS_ONLY"},
+        },
+    ],
+    "BillingMode": "PAY_PER_REQUEST",
+}

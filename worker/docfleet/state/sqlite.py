@@ -1,0 +1,431 @@
+"""The embedded default state store: one SQLite file shared by every local process.
+
+Every write is one ``BEGIN IMMEDIATE`` transaction, so a claim's read-check-write is
+atomic across processes. The claim also reclaims expired leases inside the same lock,
+so a draining fleet heals a dead peer's unit without a ``resume``. WAL mode and a busy
+timeout let many processes share the file; a lock held longer than the retry bound
+raises :class:`StoreUnavailableError`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from docfleet.errors import RunNotFoundError, StoreUnavailableError
+from docfleet.models import (
+    Claim,
+    Progress,
+    Run,
+    RunSpec,
+    RunState,
+    Unit,
+    UnitState,
+    claim_token,
+)
+from docfleet.state.base import TOTAL_SPEND_KEY, CreateResult, check_fingerprint
+
+T = TypeVar("T")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    run_id TEXT PRIMARY KEY,
+    params TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    max_attempts INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    planned INTEGER NOT NULL DEFAULT 0,
+    planner TEXT NOT NULL,
+    plan_heartbeat REAL NOT NULL,
+    created_at REAL NOT NULL,
+    updated_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS units (
+    run_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    generation INTEGER NOT NULL DEFAULT 0,
+    lease_owner TEXT,
+    lease_expires_at REAL,
+    last_error TEXT,
+    claimed_at REAL,
+    finished_at REAL,
+    part_sha256 TEXT,
+    worked_by TEXT,
+    PRIMARY KEY (run_id, idx)
+);
+CREATE INDEX IF NOT EXISTS units_by_state ON units (run_id, state, idx);
+CREATE TABLE IF NOT EXISTS spend (
+    run_id TEXT NOT NULL,
+    model TEXT NOT NULL,
+    nano INTEGER NOT NULL,
+    PRIMARY KEY (run_id, model)
+);
+CREATE TABLE IF NOT EXISTS quarantine (
+    run_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    PRIMARY KEY (run_id, provider)
+);
+"""
+
+_UNIT_COLUMNS = (
+    "run_id, idx, start, count, state, attempts, generation, lease_owner, lease_expires_at,"
+    " last_error, claimed_at, finished_at, part_sha256, worked_by"
+)
+
+# Expired RUNNING units go back to PENDING, or to FAILED once they used their attempts.
+_RECLAIM_SQL = """
+UPDATE units SET
+    state = CASE WHEN attempts >= :max_attempts THEN 'FAILED' ELSE 'PENDING' END,
+    last_error = CASE WHEN attempts >= :max_attempts
+        THEN 'lease expired after ' || attempts || ' attempts (last owner ' || lease_owner || ')'
+        ELSE last_error END,
+    finished_at = CASE WHEN attempts >= :max_attempts THEN :now ELSE finished_at END,
+    lease_owner = NULL,
+    lease_expires_at = NULL
+WHERE run_id = :run_id AND state = 'RUNNING' AND lease_expires_at < :now
+"""
+
+
+class SQLiteStateStore:
+    """:class:`~docfleet.state.base.StateStore` over one SQLite file."""
+
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = 10.0, retry_seconds: float = 60.0
+    ) -> None:
+        self.path = Path(path)
+        self.uri = f"sqlite:///{self.path}"
+        self.busy_timeout = busy_timeout
+        self.retry_seconds = retry_seconds
+        self._local = threading.local()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._retry(self._init_schema)
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(
+                self.path, timeout=self.busy_timeout, isolation_level=None,
+                check_same_thread=False,
+            )
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def _init_schema(self) -> None:
+        conn = self._conn()
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        if mode.lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        with self._tx() as c:
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    c.execute(stmt)
+
+    def _retry(self, fn: Callable[[], T]) -> T:
+        """Run ``fn``, retrying 'database is locked' with backoff up to ``retry_seconds``."""
+        deadline = time.monotonic() + self.retry_seconds
+        delay = 0.05
+        while True:
+            try:
+                return fn()
+            except sqlite3.OperationalError as exc:
+                msg = str(exc).lower()
+                if "locked" not in msg and "busy" not in msg:
+                    raise
+                if time.monotonic() >= deadline:
+                    raise StoreUnavailableError(
+                        f"state store {self.uri} stayed locked for {self.retry_seconds:.0f}s",
+                        "another process holds the SQLite file; stop it or retry later",
+                    ) from exc
+                time.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        def attempt() -> T:
+            with self._tx() as conn:
+                return fn(conn)
+
+        return self._retry(attempt)
+
+    def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        return self._retry(lambda: fn(self._conn()))
+
+    # -- runs -------------------------------------------------------------------------
+    @staticmethod
+    def _run_from_row(row: sqlite3.Row) -> Run:
+        return Run(
+            spec=RunSpec.from_parameters(json.loads(row["params"])),
+            fingerprint=row["fingerprint"],
+            state=RunState(row["state"]),
+            planned=bool(row["planned"]),
+            planner=row["planner"],
+            plan_heartbeat=row["plan_heartbeat"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+        )
+
+    def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
+        fingerprint = spec.fingerprint()
+
+        def tx(conn: sqlite3.Connection) -> CreateResult:
+            row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (spec.run_id,)).fetchone()
+            if row is not None:
+                run = self._run_from_row(row)
+                check_fingerprint(run, spec)
+                return CreateResult(False, run)
+            conn.execute(
+                "INSERT INTO runs (run_id, params, fingerprint, max_attempts, state, planned,"
+                " planner, plan_heartbeat, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
+                (spec.run_id, json.dumps(spec.parameters(), sort_keys=True), fingerprint,
+                 spec.max_attempts, RunState.PENDING.value, planner, now, now, now),
+            )
+            row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (spec.run_id,)).fetchone()
+            return CreateResult(True, self._run_from_row(row))
+
+        return self._write(tx)
+
+    def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
+        return self._write(lambda c: c.execute(
+            "UPDATE runs SET planner = ?, plan_heartbeat = ?, updated_at = ?"
+            " WHERE run_id = ? AND planned = 0 AND plan_heartbeat < ?",
+            (planner, now, now, run_id, stale_before),
+        ).rowcount == 1)
+
+    def touch_plan(self, run_id: str, planner: str, now: float) -> bool:
+        return self._write(lambda c: c.execute(
+            "UPDATE runs SET plan_heartbeat = ? WHERE run_id = ? AND planner = ? AND planned = 0",
+            (now, run_id, planner),
+        ).rowcount == 1)
+
+    def put_units(self, run_id: str, units: Iterable[Unit]) -> None:
+        rows = [(run_id, u.index, u.start, u.count, UnitState.PENDING.value) for u in units]
+
+        def tx(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT OR IGNORE INTO units (run_id, idx, start, count, state)"
+                " VALUES (?, ?, ?, ?, ?)",
+                rows,
+            )
+
+        self._write(tx)
+
+    def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
+        return self._write(lambda c: c.execute(
+            "UPDATE runs SET planned = 1, state = CASE WHEN state = 'PENDING' THEN 'RUNNING'"
+            " ELSE state END, updated_at = ? WHERE run_id = ? AND planner = ? AND planned = 0",
+            (now, run_id, planner),
+        ).rowcount == 1)
+
+    def get_run(self, run_id: str) -> Run | None:
+        row = self._read(
+            lambda c: c.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        )
+        return self._run_from_row(row) if row else None
+
+    def set_run_state(
+        self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
+    ) -> bool:
+        allowed = [s.value for s in expected] if expected is not None else None
+
+        def tx(conn: sqlite3.Connection) -> bool:
+            row = conn.execute("SELECT state FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
+            if row["state"] == state.value or (allowed is not None and row["state"] not in allowed):
+                return False
+            conn.execute(
+                "UPDATE runs SET state = ?, updated_at = ? WHERE run_id = ?",
+                (state.value, now, run_id),
+            )
+            return True
+
+        return self._write(tx)
+
+    # -- units ------------------------------------------------------------------------
+    def claim_next_unit(
+        self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
+    ) -> Claim | None:
+        def tx(conn: sqlite3.Connection) -> Claim | None:
+            max_row = conn.execute(
+                "SELECT max_attempts FROM runs WHERE run_id = ?", (run_id,)
+            ).fetchone()
+            if max_row is None:
+                return None
+            conn.execute(
+                _RECLAIM_SQL,
+                {"run_id": run_id, "now": now, "max_attempts": max_row["max_attempts"]},
+            )
+            row = conn.execute(
+                "SELECT idx, start, count, attempts, generation FROM units"
+                " WHERE run_id = ? AND state = 'PENDING' AND idx >= ? ORDER BY idx LIMIT 1",
+                (run_id, hint),
+            ).fetchone() or conn.execute(
+                "SELECT idx, start, count, attempts, generation FROM units"
+                " WHERE run_id = ? AND state = 'PENDING' ORDER BY idx LIMIT 1",
+                (run_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            generation = row["generation"] + 1
+            token = claim_token(owner, generation)
+            expires = now + lease_seconds
+            conn.execute(
+                "UPDATE units SET state = 'RUNNING', attempts = attempts + 1, generation = ?,"
+                " lease_owner = ?, lease_expires_at = ?, claimed_at = ?, worked_by = ?"
+                " WHERE run_id = ? AND idx = ? AND state = 'PENDING'",
+                (generation, token, expires, now, owner, run_id, row["idx"]),
+            )
+            return Claim(
+                run_id=run_id, unit_index=row["idx"], start=row["start"], count=row["count"],
+                token=token, attempts=row["attempts"] + 1, lease_expires_at=expires,
+            )
+
+        return self._write(tx)
+
+    def _fenced(self, claim: Claim, sql: str, params: tuple[Any, ...]) -> bool:
+        return self._write(lambda c: c.execute(
+            sql + " WHERE run_id = ? AND idx = ? AND state = 'RUNNING' AND lease_owner = ?",
+            (*params, claim.run_id, claim.unit_index, claim.token),
+        ).rowcount == 1)
+
+    def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
+        expires = now + lease_seconds
+        if not self._fenced(claim, "UPDATE units SET lease_expires_at = ?", (expires,)):
+            return None
+        return Claim(**{**claim.__dict__, "lease_expires_at": expires})
+
+    def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
+        return self._fenced(
+            claim,
+            "UPDATE units SET state = 'DONE', part_sha256 = ?, finished_at = ?,"
+            " lease_owner = NULL, lease_expires_at = NULL, last_error = NULL",
+            (part_sha256, now),
+        )
+
+    def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
+        return self._fenced(
+            claim,
+            "UPDATE units SET state = CASE WHEN attempts >= ? THEN 'FAILED' ELSE 'PENDING' END,"
+            " finished_at = CASE WHEN attempts >= ? THEN ? ELSE finished_at END,"
+            " last_error = ?, lease_owner = NULL, lease_expires_at = NULL",
+            (max_attempts, max_attempts, now, error[:2000]),
+        )
+
+    def release_unit(self, claim: Claim, now: float) -> bool:
+        return self._fenced(
+            claim,
+            "UPDATE units SET state = 'PENDING', attempts = MAX(attempts - 1, 0),"
+            " lease_owner = NULL, lease_expires_at = NULL",
+            (),
+        )
+
+    def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
+        return self._write(lambda c: c.execute(
+            _RECLAIM_SQL, {"run_id": run_id, "now": now, "max_attempts": max_attempts}
+        ).rowcount)
+
+    def reset_failed_units(self, run_id: str, now: float) -> int:
+        return self._write(lambda c: c.execute(
+            "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL"
+            " WHERE run_id = ? AND state = 'FAILED'",
+            (run_id,),
+        ).rowcount)
+
+    def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
+        rows = [(reason[:2000], run_id, i) for i in indexes]
+        return self._write(lambda c: c.executemany(
+            "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL,"
+            " part_sha256 = NULL, last_error = ? WHERE run_id = ? AND idx = ?"
+            " AND state IN ('DONE', 'FAILED')",
+            rows,
+        ).rowcount)
+
+    def progress(self, run_id: str) -> Progress:
+        rows = self._read(lambda c: c.execute(
+            "SELECT state, COUNT(*) AS n FROM units WHERE run_id = ? GROUP BY state", (run_id,)
+        ).fetchall())
+        return Progress({UnitState(r["state"]): r["n"] for r in rows})
+
+    def units(self, run_id: str) -> list[Unit]:
+        rows = self._read(lambda c: c.execute(
+            f"SELECT {_UNIT_COLUMNS} FROM units WHERE run_id = ? ORDER BY idx", (run_id,)
+        ).fetchall())
+        return [
+            Unit(
+                run_id=r["run_id"], index=r["idx"], start=r["start"], count=r["count"],
+                state=UnitState(r["state"]), attempts=r["attempts"], generation=r["generation"],
+                lease_owner=r["lease_owner"], lease_expires_at=r["lease_expires_at"],
+                last_error=r["last_error"], claimed_at=r["claimed_at"],
+                finished_at=r["finished_at"], part_sha256=r["part_sha256"],
+                worked_by=r["worked_by"],
+            )
+            for r in rows
+        ]
+
+    # -- spend and quarantine ---------------------------------------------------------
+    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
+        def tx(conn: sqlite3.Connection) -> None:
+            conn.executemany(
+                "INSERT INTO spend (run_id, model, nano) VALUES (?, ?, ?)"
+                " ON CONFLICT (run_id, model) DO UPDATE SET nano = nano + excluded.nano",
+                [(run_id, model, int(nano_dollars)), (run_id, TOTAL_SPEND_KEY, int(nano_dollars))],
+            )
+
+        self._write(tx)
+
+    def total_spend(self, run_id: str) -> int:
+        row = self._read(lambda c: c.execute(
+            "SELECT nano FROM spend WHERE run_id = ? AND model = ?", (run_id, TOTAL_SPEND_KEY)
+        ).fetchone())
+        return int(row["nano"]) if row else 0
+
+    def spend_by_model(self, run_id: str) -> dict[str, int]:
+        rows = self._read(lambda c: c.execute(
+            "SELECT model, nano FROM spend WHERE run_id = ? AND model != ?",
+            (run_id, TOTAL_SPEND_KEY),
+        ).fetchall())
+        return {r["model"]: int(r["nano"]) for r in rows}
+
+    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
+        rows = [(run_id, p) for p in providers]
+        self._write(lambda c: c.executemany(
+            "INSERT OR IGNORE INTO quarantine (run_id, provider) VALUES (?, ?)", rows
+        ))
+
+    def quarantined_providers(self, run_id: str) -> set[str]:
+        rows = self._read(lambda c: c.execute(
+            "SELECT provider FROM quarantine WHERE run_id = ?", (run_id,)
+        ).fetchall())
+        return {r["provider"] for r in rows}
+
+    def close(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+

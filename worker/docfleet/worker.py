@@ -1,0 +1,257 @@
+"""One task's life: race to plan, drain units (claim → render → shards → part →
+complete), linger for peers' units, finalize, and exit with a code that names holes."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from types import FrameType
+
+from docfleet import clock
+from docfleet.blob.base import BlobStore
+from docfleet.errors import DocfleetError, ManifestGapError
+from docfleet.identity import TaskIdentity
+from docfleet.lease import LeaseKeeper
+from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
+from docfleet.models import CLAIMABLE_RUN_STATES, Claim, RunSpec, RunState, UnitState
+from docfleet.packs.base import DocumentPack, PackSession
+from docfleet.planner import ensure_planned
+from docfleet.settings import Settings
+from docfleet.shards import shard_bytes
+from docfleet.state.base import StateStore
+
+EXIT_OK = 0
+EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
+EXIT_CONFIG = 2  # bad input
+EXIT_STORE = 4  # a store stayed unreachable past its retry bound
+EXIT_SIGINT = 130
+EXIT_SIGTERM = 143
+
+#: How often the drain loop re-reads the run's state (pause / cancel).
+RUN_STATE_CHECK_SECONDS = 2.0
+
+
+@dataclass
+class UnitOutcome:
+    status: str  # done | lost | released | failed
+    documents: int = 0
+    bytes: int = 0
+
+
+class Worker:
+    """Drains one run as one task. ``run()`` returns the process exit code."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        spec: RunSpec,
+        identity: TaskIdentity,
+        store: StateStore,
+        blob: BlobStore,
+        pack: DocumentPack,
+        log: logging.Logger,
+    ) -> None:
+        self.settings = settings
+        self.spec = spec
+        self.identity = identity
+        self.store = store
+        self.files = RunFiles(blob, spec.run_id)
+        self.pack = pack
+        self.log = log
+        self.tables = pack.tables(spec.options)
+        self.stop = threading.Event()
+        self.signal_received: int | None = None
+        self._session: PackSession | None = None
+        self._state_checked = 0.0
+
+    # -- signals ----------------------------------------------------------------------
+    def install_signal_handlers(self) -> None:
+        """SIGTERM/SIGINT: stop claiming, finish or abandon the current document, release
+        the unit so a peer can take it at once, and exit."""
+
+        def handler(signum: int, frame: FrameType | None) -> None:
+            if self.signal_received is None:
+                self.log.warning("received %s: releasing work and stopping",
+                                 signal.Signals(signum).name, extra={"event": "signal"})
+            self.signal_received = signum
+            self.stop.set()
+
+        signal.signal(signal.SIGTERM, handler)
+        signal.signal(signal.SIGINT, handler)
+
+    # -- main loop --------------------------------------------------------------------
+    def run(self) -> int:
+        try:
+            return self._run()
+        finally:
+            if self._session is not None:
+                self._session.close()
+
+    def _run(self) -> int:
+        run = ensure_planned(
+            self.store, self.spec, self.identity.owner,
+            stale_seconds=self.settings.lease_seconds, poll_seconds=self.settings.poll_seconds,
+            stop=self.stop, log=self.log,
+        )
+        if run is None:
+            return self._signal_exit()
+        hint = self.identity.index * self.spec.unit_count // self.identity.count
+        idle_since: float | None = None
+        while not self.stop.is_set():
+            if not self._run_claimable():
+                return EXIT_OK
+            claim = self.store.claim_next_unit(
+                self.spec.run_id, self.identity.owner, hint, self.settings.lease_seconds,
+                clock.now(),
+            )
+            if claim is not None:
+                idle_since = None
+                self._work(claim)
+                continue
+            progress = self.store.progress(self.spec.run_id)
+            if progress.drained:
+                break
+            # Nothing pending but peers' units are RUNNING: linger, reclaiming leases that
+            # run out, so a fleet heals a dead peer's unit by itself.
+            idle_since = idle_since or time.monotonic()
+            if time.monotonic() - idle_since > self.settings.linger:
+                self.log.info("leaving %d running unit(s) to their owners",
+                              progress[UnitState.RUNNING], extra={"event": "linger.end"})
+                return EXIT_OK
+            reclaimed = self.store.reclaim_expired_units(
+                self.spec.run_id, self.spec.max_attempts, clock.now()
+            )
+            if reclaimed:
+                self.log.info("reclaimed %d expired unit(s)", reclaimed,
+                              extra={"event": "lease.reclaim", "units": reclaimed})
+                continue
+            self.stop.wait(self.settings.poll_seconds)
+        if self.stop.is_set():
+            return self._signal_exit()
+        return self._finish()
+
+    def _signal_exit(self) -> int:
+        return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
+
+    def _run_claimable(self) -> bool:
+        if time.monotonic() - self._state_checked < RUN_STATE_CHECK_SECONDS:
+            return True
+        self._state_checked = time.monotonic()
+        run = self.store.get_run(self.spec.run_id)
+        if run is not None and run.state not in CLAIMABLE_RUN_STATES | {RunState.FAILED}:
+            self.log.info("run %s is %s; not claiming", self.spec.run_id, run.state.value,
+                          extra={"event": "run.stopped"})
+            return False
+        return True
+
+    def _finish(self) -> int:
+        """The pool is drained: finalize if every unit is DONE, else report the holes."""
+        units = self.store.units(self.spec.run_id)
+        failed = [u for u in units if u.state == UnitState.FAILED]
+        if not failed:
+            try:
+                from docfleet.finalize import finalize_run
+
+                finalize_run(self.store, self.files, self.log)
+            except ManifestGapError as exc:
+                self.log.error("%s", exc, extra={"event": "manifest.gap"})
+                return EXIT_HOLES
+            return EXIT_OK
+        self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
+                                 expected=[RunState.RUNNING])
+        for unit in failed:
+            self.log.error(
+                "unit %d (documents %d-%d) FAILED after %d attempt(s): %s",
+                unit.index, unit.start, unit.stop - 1, unit.attempts, unit.last_error,
+                extra={"event": "unit.failed", "unit": unit.index},
+            )
+        self.log.error("run %s has %d failed unit(s): %s; fix the cause, then "
+                       "'docfleet resume %s'", self.spec.run_id, len(failed),
+                       ",".join(str(u.index) for u in failed), self.spec.run_id)
+        return EXIT_HOLES
+
+    # -- one unit ---------------------------------------------------------------------
+    def _work(self, claim: Claim) -> UnitOutcome:
+        self.log.info("claimed unit %d (documents %d-%d, attempt %d)", claim.unit_index,
+                      claim.start, claim.start + claim.count - 1, claim.attempts,
+                      extra={"event": "unit.claim", "unit": claim.unit_index,
+                             "token": claim.token})
+        with LeaseKeeper(self.store, claim, self.settings.lease_seconds,
+                         self.settings.heartbeat, self.log) as keeper:
+            try:
+                outcome = self._produce(claim, keeper)
+            except DocfleetError as exc:
+                if exc.exit_code == EXIT_STORE:
+                    raise
+                outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
+            except Exception as exc:  # a pack's bug or a bad document: the unit fails
+                self.log.debug("%s", traceback.format_exc())
+                outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
+        return outcome
+
+    def _fail(self, claim: Claim, error: str) -> UnitOutcome:
+        self.store.fail_unit(claim, error, self.spec.max_attempts, clock.now())
+        self.log.error("unit %d failed (attempt %d of %d): %s", claim.unit_index,
+                       claim.attempts, self.spec.max_attempts, error,
+                       extra={"event": "unit.fail", "unit": claim.unit_index})
+        return UnitOutcome("failed")
+
+    def _session_for_work(self) -> PackSession:
+        if self._session is None:
+            self._session = self.pack.open(self.spec.options)
+        return self._session
+
+    def _produce(self, claim: Claim, keeper: LeaseKeeper) -> UnitOutcome:
+        part = Part(claim.run_id, claim.unit_index, claim.start, claim.count)
+        rows: dict[str, list[dict]] = {table: [] for table in self.tables}
+        written = 0
+        documents = self._session_for_work().render(claim.run_id, claim.indexes)
+        try:
+            for doc in documents:
+                for name, data in sorted(doc.files.items()):
+                    key = document_key(name)
+                    self.files.put(key, data)
+                    part.add_document(key, data)
+                    written += len(data)
+                for table, table_rows in doc.rows.items():
+                    if table not in rows:
+                        raise ValueError(f"pack {self.pack.name} wrote undeclared table {table}")
+                    rows[table].extend(table_rows)
+                if keeper.lost.is_set() or self.stop.is_set():
+                    break
+        finally:
+            close = getattr(documents, "close", None)
+            if close is not None:
+                close()
+        if keeper.lost.is_set():
+            self.log.warning("abandoning unit %d: its lease was lost", claim.unit_index,
+                             extra={"event": "unit.abandon", "unit": claim.unit_index})
+            return UnitOutcome("lost")
+        if self.stop.is_set():
+            released = self.store.release_unit(claim, clock.now())
+            self.log.info("released unit %d for a peer" if released else
+                          "unit %d was already reclaimed", claim.unit_index,
+                          extra={"event": "lease.release", "unit": claim.unit_index})
+            return UnitOutcome("released")
+        for table, schema in self.tables.items():
+            data = shard_bytes(schema, rows[table])
+            key = shard_key(table, claim.unit_index)
+            self.files.put(key, data)
+            part.add_shard(table, key, data, len(rows[table]))
+            written += len(data)
+        part_data = part.to_bytes()
+        self.files.put(part_key(claim.unit_index), part_data)
+        if not self.store.complete_unit(claim, sha256(part_data), clock.now()):
+            self.log.warning("unit %d was reclaimed before it completed; its new owner "
+                             "will complete it", claim.unit_index,
+                             extra={"event": "unit.fenced", "unit": claim.unit_index})
+            return UnitOutcome("lost", claim.count, written)
+        self.log.info("completed unit %d: %d documents, %d bytes", claim.unit_index,
+                      claim.count, written,
+                      extra={"event": "unit.done", "unit": claim.unit_index,
+                             "token": claim.token})
+        return UnitOutcome("done", claim.count, written)
