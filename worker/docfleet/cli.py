@@ -307,3 +307,12 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
                         expected=[RunState.FAILED, RunState.PAUSED, RunState.CANCELLED])
     click.echo(f"run {run_id}: {reset} failed unit(s) reset, {reclaimed} expired lease(s) "
                f"reclaimed, {reopened} damaged unit(s) reopened; start workers to finish it")
+
+
+def _add_feature_commands() -> None:
+    from docfleet.commands import add_commands
+
+    add_commands(main)
+
+
+_add_feature_commands()

@@ -1,0 +1,18 @@
+"""Commands that live in their own modules (one per feature), added to the ``docfleet``
+group by :func:`docfleet.cli.main`. A module here must import heavy dependencies inside
+its command function, never at import time, so ``docfleet --help`` stays fast."""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+#: ``module:attribute`` of each extra command.
+COMMANDS: list[str] = []
+
+
+def add_commands(group: click.Group) -> None:
+    for ref in COMMANDS:
+        module, _, attr = ref.partition(":")
+        group.add_command(getattr(importlib.import_module(f"docfleet.commands.{module}"), attr))
