@@ -1,0 +1,138 @@
+"""The invoice pack's golden tables: their names and Arrow schemas are a contract.
+
+Export and scoring read these tables; names and column meanings stay stable. Conventions:
+
+- ``document`` is the document index (0 … total-1) in every table; it joins the tables.
+- Money is exact: ``decimal128(18, 2)`` in the invoice's currency (never float).
+- Boxes are in **PDF points** (1/72 in) on page ``page`` (1-based), with the origin at
+  the **top-left** corner of the page and ``y`` growing downward: ``x0 < x1``,
+  ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height``. For the
+  ``scan`` condition a box is the axis-aligned hull of the original box carried through
+  the scan's geometric transform. In the ``html`` format there is no page: ``page`` and
+  the box columns are null and ``words`` is empty.
+- ``fields.text`` is the exact printed string; ``fields.value`` is its canonical form
+  (money ``1234.50``, dates ``2024-03-31``, percentages ``20``, other text as printed).
+- A field printed more than once (the invoice number in a running header) has one row per
+  printed occurrence, told apart by ``page`` and ``occurrence``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+MONEY = pa.decimal128(18, 2)
+#: quantities: metered lines carry up to 3 decimals (``12.375`` kWh)
+QUANTITY = pa.decimal128(18, 3)
+#: unit prices: metered rates carry up to 4 decimals (``0.0450``)
+UNIT_PRICE = pa.decimal128(18, 4)
+#: percentages (tax rates, discounts): ``8.875`` means 8.875 %
+PERCENT = pa.decimal128(7, 3)
+
+TAX_LINE = pa.struct(
+    [
+        pa.field("rate", PERCENT, nullable=False),
+        pa.field("base", MONEY, nullable=False),
+        pa.field("amount", MONEY, nullable=False),
+    ]
+)
+
+
+def _box() -> list[pa.Field]:
+    return [
+        pa.field("page", pa.int32()),
+        pa.field("x0", pa.float64()),
+        pa.field("y0", pa.float64()),
+        pa.field("x1", pa.float64()),
+        pa.field("y1", pa.float64()),
+    ]
+
+
+INVOICES = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("invoice_number", pa.string(), nullable=False),
+        pa.field("archetype", pa.string(), nullable=False),
+        pa.field("locale", pa.string(), nullable=False),
+        pa.field("condition", pa.string(), nullable=False),  # clean | scan
+        pa.field("format", pa.string(), nullable=False),  # pdf | html
+        pa.field("file", pa.string(), nullable=False),  # name under documents/
+        pa.field("currency", pa.string(), nullable=False),  # ISO 4217
+        pa.field("issue_date", pa.date32(), nullable=False),
+        pa.field("due_date", pa.date32(), nullable=False),
+        pa.field("po_number", pa.string()),
+        pa.field("seller_name", pa.string(), nullable=False),
+        pa.field("seller_address", pa.string(), nullable=False),  # lines joined by "\n"
+        pa.field("seller_tax_id", pa.string(), nullable=False),
+        pa.field("seller_phone", pa.string(), nullable=False),
+        pa.field("seller_email", pa.string(), nullable=False),
+        pa.field("seller_iban", pa.string()),
+        pa.field("seller_bic", pa.string()),
+        pa.field("seller_account", pa.string()),  # en-US: account/routing text
+        pa.field("buyer_name", pa.string(), nullable=False),
+        pa.field("buyer_address", pa.string(), nullable=False),
+        pa.field("buyer_tax_id", pa.string()),
+        pa.field("product_line", pa.string(), nullable=False),
+        pa.field("line_count", pa.int32(), nullable=False),
+        pa.field("subtotal", MONEY, nullable=False),  # sum of line net amounts
+        pa.field("discount_total", MONEY, nullable=False),  # sum of line discounts
+        pa.field("tax_total", MONEY, nullable=False),
+        pa.field("total", MONEY, nullable=False),  # subtotal + tax_total
+        pa.field("taxes", pa.list_(TAX_LINE), nullable=False),  # one per printed rate
+        pa.field("page_count", pa.int32()),  # null in html format
+        pa.field("page_width", pa.float64()),  # points; null in html format
+        pa.field("page_height", pa.float64()),
+    ]
+)
+
+LINE_ITEMS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("line", pa.int32(), nullable=False),  # 1-based printed row number
+        pa.field("page", pa.int32()),  # page the row is printed on; null in html
+        pa.field("sku", pa.string(), nullable=False),
+        pa.field("description", pa.string(), nullable=False),
+        pa.field("pricing", pa.string(), nullable=False),  # flat | tiered | metered
+        pa.field("quantity", QUANTITY, nullable=False),
+        pa.field("unit", pa.string(), nullable=False),
+        pa.field("unit_price", UNIT_PRICE, nullable=False),
+        pa.field("discount_percent", PERCENT, nullable=False),
+        pa.field("discount_amount", MONEY, nullable=False),
+        pa.field("net_amount", MONEY, nullable=False),  # round(qty*price) - discount
+        pa.field("tax_rate", PERCENT, nullable=False),
+    ]
+)
+
+FIELDS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("field", pa.string(), nullable=False),  # e.g. total, seller_name, quantity
+        pa.field("line", pa.int32()),  # line item number for per-line fields, else null
+        pa.field("occurrence", pa.int32(), nullable=False),  # 0 first printing, 1, …
+        pa.field("text", pa.string(), nullable=False),  # exactly as printed
+        pa.field("value", pa.string(), nullable=False),  # canonical form
+        *_box(),
+    ]
+)
+
+WORDS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("word", pa.int32(), nullable=False),  # reading order on the page, 0-based
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("x0", pa.float64(), nullable=False),
+        pa.field("y0", pa.float64(), nullable=False),
+        pa.field("x1", pa.float64(), nullable=False),
+        pa.field("y1", pa.float64(), nullable=False),
+        pa.field("field", pa.string()),  # the field the word is part of, if any
+        pa.field("line", pa.int32()),
+        pa.field("occurrence", pa.int32()),
+    ]
+)
+
+TABLES: dict[str, pa.Schema] = {
+    "invoices": INVOICES,
+    "line_items": LINE_ITEMS,
+    "fields": FIELDS,
+    "words": WORDS,
+}
