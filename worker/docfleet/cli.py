@@ -297,7 +297,7 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
     files = RunFiles(open_blob_store(settings.out), run_id)
     reopened = 0
     if not files.exists("manifest.json"):
-        problems, parts = find_gaps(store, files)
+        _, parts = find_gaps(store, files)
         good = {unit for unit, _ in parts}
         damaged = [u.index for u in store.units(run_id)
                    if u.state == UnitState.DONE and u.index not in good]

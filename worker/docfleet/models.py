@@ -119,9 +119,9 @@ class Claim:
         return range(self.start, self.start + self.count)
 
 
-def claim_token(owner: str, generation: int) -> str:
-    """The fencing token of one claim: unique per (task identity, unit generation)."""
-    return f"{owner}#g{generation}"
+def claim_token(owner: str, unit_index: int, generation: int) -> str:
+    """The fencing token of one claim: unique per (task identity, unit, claim generation)."""
+    return f"{owner}#u{unit_index}.g{generation}"
 
 
 @dataclass

@@ -18,7 +18,7 @@ def open_state_store(uri: str) -> StateStore:
         from docfleet.state.sqlite import SQLiteStateStore
 
         # SQLAlchemy's convention: sqlite:///relative/path, sqlite:////absolute/path
-        path = (parsed.netloc + parsed.path)[1:] if not parsed.netloc else parsed.netloc + parsed.path
+        path = parsed.netloc + parsed.path if parsed.netloc else parsed.path[1:]
         if not path or path.endswith("/"):
             raise ConfigError(
                 f"state URI {uri!r} names no database file",

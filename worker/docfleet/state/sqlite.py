@@ -292,7 +292,7 @@ class SQLiteStateStore:
             if row is None:
                 return None
             generation = row["generation"] + 1
-            token = claim_token(owner, generation)
+            token = claim_token(owner, row["idx"], generation)
             expires = now + lease_seconds
             conn.execute(
                 "UPDATE units SET state = 'RUNNING', attempts = attempts + 1, generation = ?,"
