@@ -1,0 +1,175 @@
+"""``gs://BUCKET/prefix`` blob store (google-cloud-storage, extra ``gcp``).
+
+Create-if-absent is an upload with ``if_generation_match=0``; a 412 means another writer
+won. Uploads above the chunk size are resumable (streamed in chunks). Under
+``STORAGE_EMULATOR_HOST`` (tests: fake-gcs-server) the client uses anonymous credentials.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from docfleet.errors import BlobNotFoundError, ConfigError, DocfleetError, MissingExtraError
+from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.uris import ParsedURI
+
+#: Uploads above this size are resumable, in chunks of this size.
+CHUNK_BYTES = 16 * 1024 * 1024
+TIMEOUT = (3, 30)
+
+
+def gcp_transient(exc: BaseException) -> bool:
+    """Throttling, 5xx, ABORTED/UNAVAILABLE and connection trouble are worth retrying."""
+    import requests
+    from google.api_core import exceptions as gexc
+    from google.auth import exceptions as aexc
+
+    if isinstance(exc, (gexc.TooManyRequests, gexc.ServerError, gexc.Aborted,
+                        gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.RetryError,
+                        gexc.InternalServerError)):
+        return True
+    if isinstance(exc, aexc.TransportError):
+        return True
+    return isinstance(exc, (requests.ConnectionError, requests.Timeout, ConnectionError,
+                            TimeoutError))
+
+
+def gcp_error(exc: BaseException, what: str) -> DocfleetError:
+    """A permanent Google Cloud error as one readable line."""
+    from google.api_core import exceptions as gexc
+    from google.auth import exceptions as aexc
+
+    if isinstance(exc, aexc.DefaultCredentialsError):
+        return ConfigError(f"{what}: no Google Cloud credentials found",
+                           "run 'gcloud auth application-default login' or set "
+                           "GOOGLE_APPLICATION_CREDENTIALS")
+    if isinstance(exc, (gexc.Forbidden, gexc.Unauthorized, gexc.PermissionDenied,
+                        gexc.Unauthenticated)):
+        return ConfigError(f"{what}: permission denied: {one_line(exc)}",
+                           "check the credentials and their IAM roles")
+    return ConfigError(f"{what}: {one_line(exc)}")
+
+
+def emulated_gcs() -> bool:
+    return bool(os.environ.get("STORAGE_EMULATOR_HOST"))
+
+
+class GCSBlobStore:
+    """:class:`~docfleet.blob.base.BlobStore` over one GCS bucket and object prefix."""
+
+    def __init__(
+        self, bucket: str, prefix: str = "", *, project: str | None = None,
+        retry_seconds: float | None = None,
+    ) -> None:
+        try:
+            from google.cloud import storage
+        except ImportError:
+            raise MissingExtraError("the gs:// output", "gcp") from None
+        self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
+        self.uri = f"gs://{bucket}/{self.prefix}".rstrip("/")
+        self._retry = RetryPolicy(f"GCS bucket {bucket}", gcp_transient,
+                                  retry_seconds if retry_seconds is not None else default_bound())
+        try:
+            if emulated_gcs():
+                from google.auth.credentials import AnonymousCredentials
+
+                client = storage.Client(project=project or "docfleet-test",
+                                        credentials=AnonymousCredentials())
+            else:
+                client = storage.Client(project=project)
+        except Exception as exc:
+            raise gcp_error(exc, f"cannot open {self.uri}") from None
+        self._client = client
+        self._bucket = client.bucket(bucket)
+        self._check_bucket()
+
+    def _call(self, op: str, fn: Any) -> Any:
+        from google.api_core import exceptions as gexc
+        from google.auth import exceptions as aexc
+
+        try:
+            return self._retry.call(fn, op)
+        except (gexc.GoogleAPICallError, aexc.GoogleAuthError) as exc:
+            raise gcp_error(exc, f"{self.uri} {op}") from None
+
+    def _check_bucket(self) -> None:
+        if not self._call("open", lambda: self._bucket.exists(timeout=TIMEOUT, retry=None)):
+            raise ConfigError(f"GCS bucket '{self._bucket.name}' does not exist",
+                              "create it first (see terraform/) or fix the --out URI")
+
+    def _key(self, key: str) -> str:
+        if key.startswith("/") or ".." in key.split("/"):
+            raise ConfigError(f"invalid blob key {key!r}", "keys are relative paths")
+        return self.prefix + key
+
+    def _upload(self, key: str, data: bytes, **conditions: Any) -> None:
+        blob = self._bucket.blob(self._key(key),
+                                 chunk_size=CHUNK_BYTES if len(data) > CHUNK_BYTES else None)
+        blob.upload_from_file(io.BytesIO(data), size=len(data), rewind=True,
+                              content_type="application/octet-stream", timeout=TIMEOUT,
+                              retry=None, **conditions)
+
+    # -- protocol ---------------------------------------------------------------------
+    def put(self, key: str, data: bytes) -> None:
+        self._call("put", lambda: self._upload(key, data))
+
+    def put_if_absent(self, key: str, data: bytes) -> bool:
+        from google.api_core import exceptions as gexc
+
+        try:
+            self._retry.call(lambda: self._upload(key, data, if_generation_match=0),
+                             "put_if_absent")
+            return True
+        except gexc.PreconditionFailed:
+            return False
+        except gexc.GoogleAPICallError as exc:
+            raise gcp_error(exc, f"{self.uri} put_if_absent") from None
+
+    def get(self, key: str) -> bytes:
+        from google.api_core import exceptions as gexc
+
+        def read() -> bytes:
+            buf = io.BytesIO()
+            self._bucket.blob(self._key(key)).download_to_file(buf, timeout=TIMEOUT, retry=None)
+            return buf.getvalue()
+
+        try:
+            return self._retry.call(read, "get")
+        except gexc.NotFound:
+            raise BlobNotFoundError(f"{self.uri}/{key} does not exist") from None
+        except gexc.GoogleAPICallError as exc:
+            raise gcp_error(exc, f"{self.uri} get") from None
+
+    def exists(self, key: str) -> bool:
+        return bool(self._call("exists", lambda: self._bucket.blob(self._key(key)).exists(
+            timeout=TIMEOUT, retry=None)))
+
+    def list(self, prefix: str) -> Iterator[str]:
+        def pages() -> list[str]:
+            blobs = self._client.list_blobs(self._bucket, prefix=self.prefix + prefix,
+                                            timeout=TIMEOUT, retry=None)
+            return [b.name[len(self.prefix):] for b in blobs]
+
+        return iter(sorted(self._call("list", pages)))
+
+    def delete(self, key: str) -> None:
+        from google.api_core import exceptions as gexc
+
+        def remove() -> None:
+            with contextlib.suppress(gexc.NotFound):
+                self._bucket.blob(self._key(key)).delete(timeout=TIMEOUT, retry=None)
+
+        self._call("delete", remove)
+
+
+def open_gcs_store(parsed: ParsedURI) -> GCSBlobStore:
+    """Open ``gs://BUCKET/prefix[?project=…]``."""
+    if not parsed.netloc:
+        raise ConfigError(f"output URI {parsed.raw!r} names no bucket", "use gs://BUCKET/prefix")
+    retry = parsed.query.get("retry_seconds")
+    return GCSBlobStore(parsed.netloc, parsed.path, project=parsed.query.get("project"),
+                        retry_seconds=float(retry) if retry else None)
