@@ -303,8 +303,10 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
                    if u.state == UnitState.DONE and u.index not in good]
         if damaged:
             reopened = store.reopen_units(run_id, damaged, "outputs missing at resume", now)
-    store.set_run_state(run_id, RunState.RUNNING, now,
-                        expected=[RunState.FAILED, RunState.PAUSED, RunState.CANCELLED])
+    reopenable = [RunState.FAILED, RunState.PAUSED, RunState.CANCELLED]
+    if reopened:  # a COMPLETED run whose root is gone and whose outputs were damaged
+        reopenable.append(RunState.COMPLETED)
+    store.set_run_state(run_id, RunState.RUNNING, now, expected=reopenable)
     click.echo(f"run {run_id}: {reset} failed unit(s) reset, {reclaimed} expired lease(s) "
                f"reclaimed, {reopened} damaged unit(s) reopened; start workers to finish it")
 
