@@ -1,0 +1,127 @@
+"""Fast in-process tests of the kernel's pure parts: identity, planning, settings,
+seeding, manifests and shards."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pyarrow as pa
+import pytest
+
+from docfleet.errors import ConfigError
+from docfleet.identity import task_identity
+from docfleet.manifest import Part, build_root, parse_json
+from docfleet.models import RunSpec
+from docfleet.planner import MAX_UNIT_SIZE, choose_unit_size, plan_units
+from docfleet.seeding import document_seed
+from docfleet.settings import load_settings
+from docfleet.shards import read_shard, shard_bytes
+from docfleet.uris import redact
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"CLOUD_RUN_TASK_INDEX": "3", "CLOUD_RUN_TASK_COUNT": "10",
+          "CLOUD_RUN_TASK_ATTEMPT": "2", "CLOUD_RUN_EXECUTION": "docfleet-abc",
+          "JOB_COMPLETION_INDEX": "9"},
+         ("cloud-run", 3, 10, 2, "docfleet-abc")),
+        ({"JOB_COMPLETION_INDEX": "4", "DOCFLEET_TASK_COUNT": "8", "DOCFLEET_EXECUTION": "k"},
+         ("kubernetes", 4, 8, 0, "k")),
+        ({"AWS_BATCH_JOB_ARRAY_INDEX": "1", "AWS_BATCH_JOB_ID": "job-42:1",
+          "AWS_BATCH_JOB_ATTEMPT": "3", "DOCFLEET_TASK_COUNT": "4"},
+         ("aws-batch", 1, 4, 3, "job-42")),
+        ({"DOCFLEET_TASK_INDEX": "2", "DOCFLEET_TASK_COUNT": "5", "DOCFLEET_EXECUTION": "e"},
+         ("docfleet", 2, 5, 0, "e")),
+    ],
+)
+def test_task_identity_first_match_wins(env: dict, expected: tuple) -> None:
+    ident = task_identity(env)
+    assert (ident.engine, ident.index, ident.count, ident.attempt, ident.execution) == expected
+
+
+def test_single_task_and_unique_owners() -> None:
+    a, b = task_identity({}), task_identity({})
+    assert (a.engine, a.index, a.count) == ("single", 0, 1)
+    assert a.owner != b.owner, "two processes never share an owner identity"
+
+
+def test_identity_rejects_an_index_past_the_count() -> None:
+    with pytest.raises(ConfigError, match="not below the task count"):
+        task_identity({"DOCFLEET_TASK_INDEX": "5", "DOCFLEET_TASK_COUNT": "5"})
+    with pytest.raises(ConfigError, match="not an integer"):
+        task_identity({"CLOUD_RUN_TASK_INDEX": "x"})
+
+
+@pytest.mark.parametrize(("total", "tasks", "size"),
+                         [(200, 2, 34), (10, 8, 1), (10_000_000, 4, MAX_UNIT_SIZE), (1, 1, 1)])
+def test_unit_size_aims_at_three_units_per_task(total: int, tasks: int, size: int) -> None:
+    assert choose_unit_size(total, tasks) == size
+
+
+def test_plan_covers_every_index_once() -> None:
+    spec = RunSpec(run_id="r", total=103, unit_size=10, pack="bench")
+    units = list(plan_units(spec))
+    assert len(units) == spec.unit_count == 11
+    covered = [i for u in units for i in range(u.start, u.stop)]
+    assert covered == list(range(103))
+
+
+def test_fingerprint_depends_on_every_parameter() -> None:
+    base = RunSpec(run_id="r", total=10, unit_size=2, pack="bench")
+    assert base.fingerprint() == RunSpec(run_id="r", total=10, unit_size=2,
+                                         pack="bench").fingerprint()
+    for change in ({"total": 11}, {"unit_size": 3}, {"pack": "invoice"},
+                   {"options": {"a": 1}}, {"max_attempts": 5}):
+        assert RunSpec(**{**base.parameters(), **change}).fingerprint() != base.fingerprint()
+
+
+def test_document_seed_is_stable_across_processes() -> None:
+    code = "from docfleet.seeding import document_seed; print(document_seed('run-a', 42))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert int(out.stdout) == document_seed("run-a", 42) != document_seed("run-a", 43)
+
+
+def test_settings_defaults_and_derived_values(monkeypatch) -> None:
+    monkeypatch.setenv("DOCFLEET_LEASE_SECONDS", "9")
+    s = load_settings(total=5)
+    assert s.state == "sqlite:///.docfleet/state.db" and s.out == "file://./out"
+    assert s.heartbeat == 3 and s.linger == 18 and s.total == 5
+    assert load_settings(lease_seconds=30).lease_seconds == 30, "flags override env"
+
+
+def test_heartbeat_must_be_shorter_than_the_lease() -> None:
+    with pytest.raises(ConfigError, match="heartbeat_seconds must be shorter"):
+        load_settings(lease_seconds=5, heartbeat_seconds=5)
+
+
+def test_redact_drops_credentials_and_query() -> None:
+    assert redact("s3://key:secret@bucket/p?endpoint=x") == "s3://bucket/p"
+
+
+def test_parts_and_root_are_deterministic() -> None:
+    def part() -> bytes:
+        p = Part("r", 1, 10, 2)
+        p.add_document("documents/000011.json", b"b")
+        p.add_document("documents/000010.json", b"a")
+        p.add_shard("items", "golden/items/unit-000001.parquet", b"xyz", 2)
+        return p.to_bytes()
+
+    assert part() == part()
+    parsed = parse_json(part(), "part")
+    assert [d["key"] for d in parsed["documents"]] == ["documents/000010.json",
+                                                       "documents/000011.json"]
+    root = parse_json(build_root("r", {"total": 12}, "f", [(1, part())]), "root")
+    assert root["files"] == 2 and root["rows"] == {"items": 2} and root["units"] == 1
+
+
+def test_shards_are_byte_deterministic_and_typed() -> None:
+    schema = pa.schema([("document", pa.int64()), ("amount", pa.decimal128(12, 2))])
+    from decimal import Decimal
+
+    rows = [{"document": 1, "amount": Decimal("1234.50")}]
+    assert shard_bytes(schema, rows) == shard_bytes(schema, rows)
+    assert read_shard(shard_bytes(schema, rows)).to_pylist() == rows
+    with pytest.raises((pa.ArrowInvalid, pa.ArrowTypeError, TypeError)):
+        shard_bytes(schema, [{"document": "x", "amount": 1.5}])
