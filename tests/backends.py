@@ -24,3 +24,45 @@ def _file(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 STATE_BACKENDS: dict[str, UriFactory] = {"sqlite": _sqlite}
 BLOB_BACKENDS: dict[str, UriFactory] = {"file": _file}
+
+
+# -- cloud backends (emulators from tests/emulators.py; each test gets its own namespace) --
+def _emulator(request: pytest.FixtureRequest, name: str):  # type: ignore[no-untyped-def]
+    import emulators
+
+    emulators.ensure_plugin(request.config)
+    return request.getfixturevalue(name)
+
+
+def _unique(prefix: str) -> str:
+    import uuid
+
+    return f"{prefix}{uuid.uuid4().hex[:12]}"
+
+
+def _firestore(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    import emulators
+
+    return emulators.firestore_uri(_emulator(request, "firestore_emulator"), _unique("t") + "-")
+
+
+def _dynamodb(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    import emulators
+
+    return emulators.make_dynamodb_table(_emulator(request, "moto_emulator"), _unique("docfleet-"))
+
+
+def _gs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    import emulators
+
+    return emulators.make_gcs_bucket(_emulator(request, "gcs_emulator"), _unique("docfleet-"))
+
+
+def _s3(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    import emulators
+
+    return emulators.make_s3_bucket(_emulator(request, "moto_emulator"), _unique("docfleet-"))
+
+
+STATE_BACKENDS.update({"firestore": _firestore, "dynamodb": _dynamodb})
+BLOB_BACKENDS.update({"gs": _gs, "s3": _s3})

@@ -167,9 +167,13 @@ class GCSBlobStore:
 
 
 def open_gcs_store(parsed: ParsedURI) -> GCSBlobStore:
-    """Open ``gs://BUCKET/prefix[?project=…]``."""
+    """Open ``gs://BUCKET/prefix[?project=…]``. ``?emulator=http://HOST:PORT`` (tests)
+    is the same as ``STORAGE_EMULATOR_HOST``."""
     if not parsed.netloc:
         raise ConfigError(f"output URI {parsed.raw!r} names no bucket", "use gs://BUCKET/prefix")
+    emulator = parsed.query.get("emulator")
+    if emulator:  # tests: fake-gcs-server; the client reads it from the environment
+        os.environ["STORAGE_EMULATOR_HOST"] = emulator
     retry = parsed.query.get("retry_seconds")
     return GCSBlobStore(parsed.netloc, parsed.path, project=parsed.query.get("project"),
                         retry_seconds=float(retry) if retry else None)

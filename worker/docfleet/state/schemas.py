@@ -32,9 +32,10 @@ FIRESTORE_INDEXES: list[dict[str, Any]] = [
 # -- DynamoDB -----------------------------------------------------------------------------
 #: One table. Items: run marker ``pk=RUN#{run_id}, sk=RUN``; units
 #: ``pk=RUN#{run_id}, sk=UNIT#{idx:08d}``; spend ``sk=SPEND#{model}``; quarantine
-#: ``sk=QUARANTINE``. The sparse index ``pending`` holds a unit only while it is PENDING
-#: (``pending_pk = {run_id}#{shard}`` over ``DYNAMODB_PENDING_SHARDS`` shards,
-#: ``pending_sk = idx``); ``leases`` holds a unit only while RUNNING (``lease_pk = run_id``,
+#: ``sk=QUARANTINE`` (a string set). The sparse index ``pending`` holds a unit only while
+#: it is PENDING: ``pending_pk = {run_id}#{shard}`` over ``DYNAMODB_PENDING_SHARDS``
+#: shards of contiguous index ranges (``shard = idx * SHARDS // unit_count``),
+#: ``pending_sk = idx``. ``leases`` holds a unit only while RUNNING (``lease_pk = run_id``,
 #: ``lease_sk = lease_expires_at``) for the explicit reclaim.
 DYNAMODB_PENDING_SHARDS = 4
 DYNAMODB_TABLE: dict[str, Any] = {
@@ -57,7 +58,9 @@ DYNAMODB_TABLE: dict[str, Any] = {
                 {"AttributeName": "pending_pk", "KeyType": "HASH"},
                 {"AttributeName": "pending_sk", "KeyType": "RANGE"},
             ],
-            "Projection": {"ProjectionType": "KEYS_ONLY"},
+            # the claim reads the candidate's generation to build its fencing token and
+            # conditions on it, so a stale index entry simply loses the race
+            "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["generation"]},
         },
         {
             "IndexName": "leases",

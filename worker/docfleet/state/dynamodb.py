@@ -1,0 +1,693 @@
+"""``dynamodb://TABLE?region=…&endpoint=…`` state store (boto3, extra ``aws``).
+
+One table (:data:`docfleet.state.schemas.DYNAMODB_TABLE`). Every state change is one
+conditional ``UpdateItem`` on the base item:
+
+* claim: query the sparse ``pending`` index (a unit is in it only while PENDING, spread
+  over ``DYNAMODB_PENDING_SHARDS`` hash keys), then ``UpdateItem`` with
+  ``state = PENDING AND generation = g``; the update removes the pending attributes and
+  sets the ``leases`` index attributes. The index is eventually consistent: a stale
+  candidate loses the condition and the claim moves on to the next one.
+* renew / complete / fail / release are fenced on ``lease_owner = token``.
+* reclaim is explicit (:meth:`reclaim_expired_units` queries the ``leases`` index).
+* spend is an atomic ``ADD`` on the (run, model) item and the run's total, in one
+  ``TransactWriteItems`` (idempotent across retries through its request token);
+  quarantine is a string set.
+
+Throttling and transient errors are retried with jittered exponential backoff up to
+``DOCFLEET_STORE_RETRY_SECONDS`` (or ``?retry_seconds=``), then
+:class:`StoreUnavailableError`. ``DOCFLEET_FAULT_DYNAMODB_THROTTLE=P`` (tests only)
+makes a fraction P of calls fail with an injected ``ProvisionedThroughputExceededException``
+at the client, before any request is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from decimal import Decimal
+from typing import Any, TypeVar
+
+from docfleet.errors import (
+    ConfigError,
+    MissingExtraError,
+    RunNotFoundError,
+    StoreUnavailableError,
+)
+from docfleet.models import (
+    Claim,
+    Progress,
+    Run,
+    RunSpec,
+    RunState,
+    Unit,
+    UnitState,
+    claim_token,
+)
+from docfleet.retry import RetryPolicy, default_bound
+from docfleet.state.base import TOTAL_SPEND_KEY, CreateResult, check_fingerprint
+from docfleet.state.schemas import DYNAMODB_PENDING_SHARDS, DYNAMODB_TABLE
+from docfleet.uris import ParsedURI
+
+T = TypeVar("T")
+
+FAULT_ENV = "DOCFLEET_FAULT_DYNAMODB_THROTTLE"
+#: Candidates fetched per pending-index query.
+CANDIDATES = 8
+#: Rounds of candidate queries before a claim gives up on lost races.
+MAX_CLAIM_ROUNDS = 50
+_LEASE_ATTRS = "lease_owner, lease_expires_at, lease_pk, lease_sk"
+_PENDING_ATTRS = "pending_pk, pending_sk"
+
+
+def _d(value: float) -> Decimal:
+    return Decimal(repr(float(value)))
+
+
+def _f(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _i(value: Any) -> int:
+    return int(value) if value is not None else 0
+
+
+def _run_key(run_id: str) -> dict[str, str]:
+    return {"pk": f"RUN#{run_id}", "sk": "RUN"}
+
+
+def _unit_key(run_id: str, index: int) -> dict[str, str]:
+    return {"pk": f"RUN#{run_id}", "sk": f"UNIT#{index:08d}"}
+
+
+def _shard(index: int, unit_count: int) -> int:
+    """Pending shards are contiguous index ranges, so the shard holding a task's start
+    (its hint) is usually the only one a claim queries."""
+    return min(DYNAMODB_PENDING_SHARDS - 1, max(0, index) * DYNAMODB_PENDING_SHARDS
+               // max(unit_count, 1))
+
+
+def dynamodb_transient(exc: BaseException) -> bool:
+    """Throttling, transaction conflicts, 5xx and connection trouble."""
+    from docfleet.blob.s3 import aws_transient
+
+    code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
+    if code == "TransactionCanceledException":
+        reasons = getattr(exc, "response", {}).get("CancellationReasons", [])
+        return any(r.get("Code") in ("TransactionConflict", "ThrottlingError",
+                                     "ProvisionedThroughputExceeded") for r in reasons) \
+            or "TransactionConflict" in str(exc)
+    return aws_transient(exc)
+
+
+def create_table(endpoint: str | None, region: str, table: str) -> None:
+    """Create ``table`` from :data:`DYNAMODB_TABLE` (tests, benchmarks, first use)."""
+    import boto3
+
+    client = boto3.session.Session().client("dynamodb", endpoint_url=endpoint,
+                                             region_name=region)
+    client.create_table(TableName=table, **DYNAMODB_TABLE)
+    client.get_waiter("table_exists").wait(TableName=table,
+                                           WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
+
+
+class _FakeHTTP:
+    status_code = 400
+    headers: dict[str, str] = {}
+    content = b""
+    text = ""
+
+
+def _install_throttle_fault(client: Any, probability: float) -> None:
+    """Short-circuit a fraction of DynamoDB calls with a throttling error response."""
+
+    def inject(**kwargs: Any) -> tuple[Any, dict[str, Any]] | None:
+        if random.random() >= probability:
+            return None
+        return _FakeHTTP(), {
+            "Error": {"Code": "ProvisionedThroughputExceededException",
+                      "Message": f"injected fault ({FAULT_ENV}={probability})"},
+            "ResponseMetadata": {"HTTPStatusCode": 400},
+        }
+
+    client.meta.events.register("before-call.dynamodb", inject)
+
+
+class DynamoDBStateStore:
+    """:class:`~docfleet.state.base.StateStore` over one DynamoDB table."""
+
+    def __init__(
+        self, table: str, *, region: str, endpoint: str | None = None,
+        retry_seconds: float | None = None,
+    ) -> None:
+        try:
+            import boto3
+        except ImportError:
+            raise MissingExtraError("the dynamodb:// state store", "aws") from None
+        from docfleet.blob.s3 import aws_client_config
+
+        self.table_name = table
+        self.endpoint = endpoint
+        self.uri = f"dynamodb://{table}?region={region}"
+        resource = boto3.session.Session().resource(
+            "dynamodb", region_name=region, endpoint_url=endpoint, config=aws_client_config()
+        )
+        self._table = resource.Table(table)
+        self._client = resource.meta.client
+        self._retry = RetryPolicy(f"DynamoDB table {table}", dynamodb_transient,
+                                  retry_seconds if retry_seconds is not None else default_bound())
+        fault = float(os.environ.get(FAULT_ENV) or 0)
+        if fault > 0:
+            _install_throttle_fault(self._client, fault)
+        #: Lost races of this process's claims (the benchmark reads it).
+        self.lost_races = 0
+        self._unit_counts: dict[str, int] = {}
+        self._check_table()
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _call(self, op: str, fn: Callable[[], T]) -> T:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        from docfleet.blob.s3 import aws_error
+
+        try:
+            return self._retry.call(fn, op)
+        except ClientError as exc:
+            if self._code(exc) == "ResourceNotFoundException":
+                raise ConfigError(
+                    f"DynamoDB table '{self.table_name}' does not exist",
+                    "create it from docfleet.state.schemas.DYNAMODB_TABLE (terraform/ does)",
+                ) from None
+            raise aws_error(exc, f"{self.uri} {op}") from None
+        except BotoCoreError as exc:
+            raise aws_error(exc, f"{self.uri} {op}") from None
+
+    @staticmethod
+    def _code(exc: BaseException) -> str:
+        return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+
+    def _check_table(self) -> None:
+        self._call("open", lambda: self._table.get_item(Key={"pk": "PROBE", "sk": "PROBE"}))
+
+    def _update(self, op: str, key: dict[str, str], update: str, condition: str | None,
+                values: dict[str, Any], names: dict[str, str] | None = None,
+                returns: str = "NONE") -> dict[str, Any] | None:
+        """One conditional UpdateItem: the new item's attributes (or ``{}``), or ``None``
+        when the condition failed."""
+        from botocore.exceptions import ClientError
+
+        kwargs: dict[str, Any] = {"Key": key, "UpdateExpression": update,
+                                  "ReturnValues": returns}
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        if values:
+            kwargs["ExpressionAttributeValues"] = values
+        all_names = {"#state": "state", "#count": "count", "#start": "start"}
+        all_names.update(names or {})
+        text = update + " " + (condition or "")
+        kwargs["ExpressionAttributeNames"] = {k: v for k, v in all_names.items() if k in text}
+        if not kwargs["ExpressionAttributeNames"]:
+            del kwargs["ExpressionAttributeNames"]
+
+        def attempt() -> dict[str, Any] | None:
+            try:
+                return self._table.update_item(**kwargs).get("Attributes", {})
+            except ClientError as exc:
+                if self._code(exc) == "ConditionalCheckFailedException":
+                    return None
+                raise
+
+        return self._call(op, attempt)
+
+    def _get(self, key: dict[str, str]) -> dict[str, Any] | None:
+        return self._call("get", lambda: self._table.get_item(
+            Key=key, ConsistentRead=True).get("Item"))
+
+    def _query(self, op: str, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        start: dict[str, Any] | None = None
+        while True:
+            page_kwargs = dict(kwargs)
+            if start:
+                page_kwargs["ExclusiveStartKey"] = start
+            page = self._call(op, lambda kw=page_kwargs: self._table.query(**kw))
+            yield from page.get("Items", [])
+            start = page.get("LastEvaluatedKey")
+            if not start or kwargs.get("Limit"):
+                return
+
+    def _unit_items(self, run_id: str, projection: str | None = None) -> Iterator[dict]:
+        from boto3.dynamodb.conditions import Key
+
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": Key("pk").eq(f"RUN#{run_id}")
+            & Key("sk").begins_with("UNIT#"),
+            "ConsistentRead": True,
+        }
+        if projection:
+            kwargs["ProjectionExpression"] = projection
+            kwargs["ExpressionAttributeNames"] = {"#state": "state"}
+        return self._query("units", **kwargs)
+
+    # -- runs -------------------------------------------------------------------------
+    @staticmethod
+    def _run_from_item(item: dict[str, Any]) -> Run:
+        return Run(
+            spec=RunSpec.from_parameters(json.loads(item["params"])),
+            fingerprint=item["fingerprint"],
+            state=RunState(item["state"]),
+            planned=bool(item["planned"]),
+            planner=item["planner"],
+            plan_heartbeat=float(item["plan_heartbeat"]),
+            created_at=float(item["created_at"]),
+            updated_at=float(item["updated_at"]),
+        )
+
+    def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
+        from botocore.exceptions import ClientError
+
+        item = {
+            **_run_key(spec.run_id),
+            "params": json.dumps(spec.parameters(), sort_keys=True),
+            "fingerprint": spec.fingerprint(),
+            "max_attempts": spec.max_attempts,
+            "state": RunState.PENDING.value,
+            "planned": False,
+            "planner": planner,
+            "plan_heartbeat": _d(now),
+            "created_at": _d(now),
+            "updated_at": _d(now),
+        }
+
+        def put() -> bool:
+            try:
+                self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(pk)")
+                return True
+            except ClientError as exc:
+                if self._code(exc) == "ConditionalCheckFailedException":
+                    return False
+                raise
+
+        if self._call("create_run", put):
+            return CreateResult(True, self._run_from_item(item))
+        run = self.get_run(spec.run_id)
+        if run is None:  # deleted in between: extremely unlikely; try again
+            return self.create_run(spec, planner, now)
+        check_fingerprint(run, spec)
+        return CreateResult(False, run)
+
+    def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
+        return self._update(
+            "take_over_plan", _run_key(run_id),
+            "SET planner = :p, plan_heartbeat = :now, updated_at = :now",
+            "attribute_exists(pk) AND planned = :f AND plan_heartbeat < :stale",
+            {":p": planner, ":now": _d(now), ":f": False, ":stale": _d(stale_before)},
+        ) is not None
+
+    def touch_plan(self, run_id: str, planner: str, now: float) -> bool:
+        return self._update(
+            "touch_plan", _run_key(run_id), "SET plan_heartbeat = :now",
+            "planner = :p AND planned = :f", {":p": planner, ":now": _d(now), ":f": False},
+        ) is not None
+
+    def put_units(self, run_id: str, units: Iterable[Unit]) -> None:
+        wanted = {u.index: u for u in units}
+        order = sorted(wanted)
+        existing: set[int] = set()
+        for i in range(0, len(order), 100):
+            keys = [_unit_key(run_id, idx) for idx in order[i:i + 100]]
+            for item in self._batch_get(keys):
+                existing.add(int(item["sk"].split("#")[1]))
+        items = [
+            {
+                **_unit_key(run_id, idx), "idx": idx, "start": wanted[idx].start,
+                "count": wanted[idx].count, "state": UnitState.PENDING.value,
+                "attempts": 0, "generation": 0,
+                "pending_pk": self._pending_pk(run_id, idx), "pending_sk": idx,
+            }
+            for idx in order if idx not in existing
+        ]
+        for i in range(0, len(items), 25):
+            self._batch_write([{"PutRequest": {"Item": it}} for it in items[i:i + 25]])
+
+    def _batch_get(self, keys: list[dict[str, str]]) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
+        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True,
+                                                     "ProjectionExpression": "sk"}}
+        delay = 0.05
+        deadline = time.monotonic() + self._retry.bound
+        while request:
+            resp = self._call("put_units", lambda r=request: self._client.batch_get_item(
+                RequestItems=r))
+            found.extend(resp.get("Responses", {}).get(self.table_name, []))
+            request = resp.get("UnprocessedKeys") or {}
+            if request:
+                self._backoff(deadline, "put_units (unprocessed keys)", delay)
+                delay = min(delay * 2, 2.0)
+        return found
+
+    def _batch_write(self, requests: list[dict[str, Any]]) -> None:
+        pending: dict[str, Any] = {self.table_name: requests}
+        delay = 0.05
+        deadline = time.monotonic() + self._retry.bound
+        while pending:
+            resp = self._call("put_units", lambda p=pending: self._client.batch_write_item(
+                RequestItems=p))
+            pending = resp.get("UnprocessedItems") or {}
+            if pending:
+                self._backoff(deadline, "put_units (unprocessed items)", delay)
+                delay = min(delay * 2, 2.0)
+
+    def _backoff(self, deadline: float, what: str, delay: float) -> None:
+        if time.monotonic() >= deadline:
+            raise StoreUnavailableError(
+                f"{self.uri} {what}: still throttled after {self._retry.bound:.0f}s",
+                "raise the table's capacity or DOCFLEET_STORE_RETRY_SECONDS",
+            )
+        time.sleep(random.uniform(0, delay))
+
+    def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
+        run = self.get_run(run_id)
+        if run is None or run.planned or run.planner != planner:
+            return False
+        state = RunState.RUNNING if run.state == RunState.PENDING else run.state
+        return self._update(
+            "mark_planned", _run_key(run_id),
+            "SET planned = :t, #state = :new, updated_at = :now",
+            "planner = :p AND planned = :f AND #state = :old",
+            {":t": True, ":f": False, ":p": planner, ":new": state.value,
+             ":old": run.state.value, ":now": _d(now)},
+        ) is not None or self._mark_planned_retry(run_id, planner, now)
+
+    def _mark_planned_retry(self, run_id: str, planner: str, now: float) -> bool:
+        run = self.get_run(run_id)  # the state moved under us (pause/cancel): once more
+        if run is None or run.planned or run.planner != planner:
+            return False
+        return self.mark_planned(run_id, planner, now)
+
+    def get_run(self, run_id: str) -> Run | None:
+        item = self._get(_run_key(run_id))
+        return self._run_from_item(item) if item else None
+
+    def set_run_state(
+        self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
+    ) -> bool:
+        allowed = {s.value for s in expected} if expected is not None else None
+        while True:
+            item = self._get(_run_key(run_id))
+            if item is None:
+                raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
+            current = item["state"]
+            if current == state.value or (allowed is not None and current not in allowed):
+                return False
+            if self._update(
+                "set_run_state", _run_key(run_id), "SET #state = :new, updated_at = :now",
+                "#state = :old", {":new": state.value, ":old": current, ":now": _d(now)},
+            ) is not None:
+                return True
+
+    # -- units ------------------------------------------------------------------------
+    def _unit_count(self, run_id: str) -> int | None:
+        count = self._unit_counts.get(run_id)
+        if count is None:
+            run = self.get_run(run_id)
+            if run is None:
+                return None
+            count = self._unit_counts[run_id] = run.spec.unit_count
+        return count
+
+    def _pending_pk(self, run_id: str, index: int) -> str:
+        return f"{run_id}#{_shard(index, self._unit_count(run_id) or 1)}"
+
+    def _candidates(self, run_id: str, hint: int) -> list[tuple[int, int]]:
+        """Pending (index, generation) pairs, lowest index first: those at or after
+        ``hint`` (from the shard holding it onwards), else, wrapping around, any."""
+        from boto3.dynamodb.conditions import Key
+
+        count = self._unit_count(run_id)
+        if count is None:
+            return []
+        first = _shard(hint, count)
+        passes: list[tuple[int, int | None]] = [
+            (s, hint) for s in range(first, DYNAMODB_PENDING_SHARDS)]
+        passes += [(s, None) for s in range(first + 1)] if hint > 0 else []
+        for shard, lower in passes:
+            cond = Key("pending_pk").eq(f"{run_id}#{shard}")
+            if lower is not None:
+                cond = cond & Key("pending_sk").gte(lower)
+            items = list(self._query("claim", IndexName="pending",
+                                     KeyConditionExpression=cond, Limit=CANDIDATES))
+            if items:
+                return sorted((int(it["pending_sk"]), _i(it.get("generation")))
+                              for it in items)
+        return []
+
+    def claim_next_unit(
+        self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
+    ) -> Claim | None:
+        for _ in range(MAX_CLAIM_ROUNDS):
+            candidates = self._candidates(run_id, max(hint, 0))
+            if not candidates:
+                return None
+            # the lowest candidate first; after a lost race, the rest in random order so
+            # tasks that collided spread out
+            rest = candidates[1:]
+            random.shuffle(rest)
+            for index, generation in [candidates[0], *rest]:
+                claim = self._try_claim(run_id, owner, index, generation, lease_seconds, now)
+                if claim is not None:
+                    return claim
+                self.lost_races += 1
+        raise StoreUnavailableError(
+            f"{self.uri}: every claim candidate of run '{run_id}' was lost to a peer for "
+            f"{MAX_CLAIM_ROUNDS} rounds", "the pending index may be lagging; retry")
+
+    def _try_claim(self, run_id: str, owner: str, index: int, generation: int,
+                   lease_seconds: float, now: float) -> Claim | None:
+        token = claim_token(owner, index, generation + 1)
+        expires = now + lease_seconds
+        item = self._update(
+            "claim", _unit_key(run_id, index),
+            "SET #state = :running, attempts = attempts + :one, generation = :g1,"
+            " lease_owner = :tok, lease_expires_at = :exp, claimed_at = :now,"
+            " worked_by = :owner, lease_pk = :run, lease_sk = :exp"
+            f" REMOVE {_PENDING_ATTRS}",
+            "#state = :pending AND generation = :g",
+            {":running": UnitState.RUNNING.value, ":pending": UnitState.PENDING.value,
+             ":one": 1, ":g": generation, ":g1": generation + 1, ":tok": token,
+             ":exp": _d(expires), ":now": _d(now), ":owner": owner, ":run": run_id},
+            returns="ALL_NEW",
+        )
+        if item is None:
+            return None
+        return Claim(run_id=run_id, unit_index=index, start=_i(item["start"]),
+                     count=_i(item["count"]), token=token, attempts=_i(item["attempts"]),
+                     lease_expires_at=expires)
+
+    def _fenced(self, op: str, claim: Claim, update: str, values: dict[str, Any]) -> bool:
+        return self._update(
+            op, _unit_key(claim.run_id, claim.unit_index), update,
+            "#state = :running AND lease_owner = :tok",
+            {**values, ":running": UnitState.RUNNING.value, ":tok": claim.token},
+        ) is not None
+
+    def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
+        expires = now + lease_seconds
+        if not self._fenced("renew_lease", claim,
+                            "SET lease_expires_at = :exp, lease_sk = :exp", {":exp": _d(expires)}):
+            return None
+        return Claim(**{**claim.__dict__, "lease_expires_at": expires})
+
+    def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
+        attempts = 0
+
+        def once() -> bool:
+            nonlocal attempts
+            attempts += 1
+            return self._fenced(
+                "complete_unit", claim,
+                "SET #state = :done, part_sha256 = :sha, finished_at = :now,"
+                f" completed_by = :tok REMOVE {_LEASE_ATTRS}, last_error",
+                {":done": UnitState.DONE.value, ":sha": part_sha256, ":now": _d(now)},
+            )
+
+        if once():
+            return True
+        if attempts > 1:  # an earlier attempt may have landed before its answer was lost
+            item = self._get(_unit_key(claim.run_id, claim.unit_index)) or {}
+            return item.get("completed_by") == claim.token and item.get("state") == "DONE"
+        return False
+
+    def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
+        values: dict[str, Any] = {":err": error[:2000]}
+        if claim.attempts >= max_attempts:
+            update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
+                      f" REMOVE {_LEASE_ATTRS}")
+            values.update({":failed": UnitState.FAILED.value, ":now": _d(now)})
+        else:
+            update = (f"SET #state = :pending, last_error = :err, pending_pk = :ppk,"
+                      f" pending_sk = :psk REMOVE {_LEASE_ATTRS}")
+            values.update({":pending": UnitState.PENDING.value,
+                           ":ppk": self._pending_pk(claim.run_id, claim.unit_index),
+                           ":psk": claim.unit_index})
+        return self._fenced("fail_unit", claim, update, values)
+
+    def release_unit(self, claim: Claim, now: float) -> bool:
+        return self._fenced(
+            "release_unit", claim,
+            "SET #state = :pending, attempts = attempts - :one, pending_pk = :ppk,"
+            f" pending_sk = :psk REMOVE {_LEASE_ATTRS}",
+            {":pending": UnitState.PENDING.value, ":one": 1,
+             ":ppk": self._pending_pk(claim.run_id, claim.unit_index), ":psk": claim.unit_index},
+        )
+
+    def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
+        from boto3.dynamodb.conditions import Key
+
+        expired = list(self._query(
+            "reclaim", IndexName="leases",
+            KeyConditionExpression=Key("lease_pk").eq(run_id) & Key("lease_sk").lt(_d(now)),
+        ))
+        moved = 0
+        for entry in expired:
+            item = self._get({"pk": entry["pk"], "sk": entry["sk"]})
+            if not item or item.get("state") != UnitState.RUNNING.value:
+                continue
+            if _f(item.get("lease_expires_at")) is None or float(item["lease_expires_at"]) >= now:
+                continue
+            index, attempts = _i(item["idx"]), _i(item.get("attempts"))
+            values: dict[str, Any] = {":running": UnitState.RUNNING.value,
+                                      ":seen": item["lease_owner"], ":now": _d(now)}
+            if attempts >= max_attempts:
+                update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
+                          f" REMOVE {_LEASE_ATTRS}")
+                values.update({
+                    ":failed": UnitState.FAILED.value,
+                    ":err": f"lease expired after {attempts} attempts "
+                            f"(last owner {item['lease_owner']})",
+                })
+            else:
+                update = (f"SET #state = :pending, pending_pk = :ppk, pending_sk = :psk"
+                          f" REMOVE {_LEASE_ATTRS}")
+                values.update({":pending": UnitState.PENDING.value,
+                               ":ppk": self._pending_pk(run_id, index), ":psk": index})
+            if self._update(
+                "reclaim", _unit_key(run_id, index), update,
+                "#state = :running AND lease_owner = :seen AND lease_expires_at < :now", values,
+            ) is not None:
+                moved += 1
+        return moved
+
+    def _reopen(self, op: str, run_id: str, index: int, states: list[str],
+                extra_set: str, values: dict[str, Any]) -> bool:
+        names = {f":s{i}": s for i, s in enumerate(states)}
+        return self._update(
+            op, _unit_key(run_id, index),
+            "SET #state = :pending, attempts = :zero, pending_pk = :ppk, pending_sk = :psk"
+            f"{extra_set} REMOVE finished_at, part_sha256, completed_by",
+            f"#state IN ({', '.join(names)})",
+            {":pending": UnitState.PENDING.value, ":zero": 0,
+             ":ppk": self._pending_pk(run_id, index), ":psk": index, **names, **values},
+        ) is not None
+
+    def reset_failed_units(self, run_id: str, now: float) -> int:
+        failed = [int(it["idx"]) for it in self._unit_items(run_id, "idx, #state")
+                  if it.get("state") == UnitState.FAILED.value]
+        return sum(self._reopen("reset_failed_units", run_id, i, [UnitState.FAILED.value], "",
+                                {}) for i in failed)
+
+    def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
+        return sum(
+            self._reopen("reopen_units", run_id, i,
+                         [UnitState.DONE.value, UnitState.FAILED.value],
+                         ", last_error = :why", {":why": reason[:2000]})
+            for i in indexes
+        )
+
+    def progress(self, run_id: str) -> Progress:
+        counts: dict[UnitState, int] = {}
+        for it in self._unit_items(run_id, "#state"):
+            state = UnitState(it["state"])
+            counts[state] = counts.get(state, 0) + 1
+        return Progress(counts)
+
+    def units(self, run_id: str) -> list[Unit]:
+        return [
+            Unit(
+                run_id=run_id, index=_i(it["idx"]), start=_i(it["start"]),
+                count=_i(it["count"]), state=UnitState(it["state"]),
+                attempts=_i(it.get("attempts")), generation=_i(it.get("generation")),
+                lease_owner=it.get("lease_owner"),
+                lease_expires_at=_f(it.get("lease_expires_at")),
+                last_error=it.get("last_error"), claimed_at=_f(it.get("claimed_at")),
+                finished_at=_f(it.get("finished_at")), part_sha256=it.get("part_sha256"),
+                worked_by=it.get("worked_by"),
+            )
+            for it in sorted(self._unit_items(run_id), key=lambda it: int(it["idx"]))
+        ]
+
+    # -- spend and quarantine ---------------------------------------------------------
+    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
+        token = uuid.uuid4().hex  # the same token on every retry: applied at most once
+
+        def update(key: str) -> dict[str, Any]:
+            return {"Update": {
+                "TableName": self.table_name,
+                "Key": {"pk": f"RUN#{run_id}", "sk": f"SPEND#{key}"},
+                "UpdateExpression": "ADD nano :n SET #model = :m",
+                "ExpressionAttributeValues": {":n": int(nano_dollars), ":m": key},
+                "ExpressionAttributeNames": {"#model": "model"},
+            }}
+
+        self._call("add_spend", lambda: self._client.transact_write_items(
+            TransactItems=[update(model), update(TOTAL_SPEND_KEY)], ClientRequestToken=token))
+
+    def _spend_items(self, run_id: str) -> Iterator[dict[str, Any]]:
+        from boto3.dynamodb.conditions import Key
+
+        return self._query(
+            "spend", ConsistentRead=True,
+            KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}")
+            & Key("sk").begins_with("SPEND#"),
+        )
+
+    def total_spend(self, run_id: str) -> int:
+        item = self._get({"pk": f"RUN#{run_id}", "sk": f"SPEND#{TOTAL_SPEND_KEY}"})
+        return _i(item.get("nano")) if item else 0
+
+    def spend_by_model(self, run_id: str) -> dict[str, int]:
+        return {it["model"]: _i(it.get("nano")) for it in self._spend_items(run_id)
+                if it["model"] != TOTAL_SPEND_KEY}
+
+    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
+        names = set(providers)
+        if names:
+            self._update("quarantine", {"pk": f"RUN#{run_id}", "sk": "QUARANTINE"},
+                         "ADD providers :p", None, {":p": names})
+
+    def quarantined_providers(self, run_id: str) -> set[str]:
+        item = self._get({"pk": f"RUN#{run_id}", "sk": "QUARANTINE"})
+        return set(item.get("providers", set())) if item else set()
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def open_dynamodb_store(parsed: ParsedURI) -> DynamoDBStateStore:
+    """Open ``dynamodb://TABLE?region=…&endpoint=…[&retry_seconds=…]``. The endpoint
+    defaults to ``AWS_ENDPOINT_URL_DYNAMODB`` / the AWS default."""
+    if not parsed.netloc:
+        raise ConfigError(f"state URI {parsed.raw!r} names no table",
+                          "use dynamodb://TABLE?region=REGION")
+    region = (parsed.query.get("region") or os.environ.get("AWS_REGION")
+              or os.environ.get("AWS_DEFAULT_REGION"))
+    if not region:
+        raise ConfigError(f"state URI {parsed.raw!r} names no region",
+                          "add ?region=eu-west-1 (or set AWS_REGION)")
+    endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
+    retry = parsed.query.get("retry_seconds")
+    return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,
+                              retry_seconds=float(retry) if retry else None)
