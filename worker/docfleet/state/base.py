@@ -3,7 +3,7 @@ implements :class:`StateStore`; ``tests/contract/`` runs one suite against all o
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -12,6 +12,16 @@ from docfleet.models import Claim, Progress, Run, RunSpec, RunState, Unit
 
 #: The key of the all-models total in the spend rollup.
 TOTAL_SPEND_KEY = "__total__"
+
+
+@dataclass(frozen=True)
+class BudgetState:
+    """A run's budget ledger: settled spend (the rollup total) and what live reservations
+    hold, in integer nano-dollars."""
+
+    spent_nano: int
+    reserved_nano: int
+    reservations: int
 
 
 @dataclass(frozen=True)
@@ -122,6 +132,33 @@ class StateStore(Protocol):
         ...
 
     def quarantined_providers(self, run_id: str) -> set[str]: ...
+
+    # -- fleet budget (reserve → call → settle) ---------------------------------------
+    def reserve_budget(
+        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
+    ) -> bool:
+        """Atomically hold ``nano`` for one call (or a block of calls): succeeds only if
+        spent + reserved + ``nano`` <= ``cap_nano`` (one conditional write). Idempotent
+        per ``reservation_id``: holding it already returns true without holding more."""
+        ...
+
+    def settle_reservation(
+        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
+    ) -> bool:
+        """Atomically drop the reservation and add ``spend`` (model → actual nano-dollars)
+        to the rollup, per model and in total. The spend is added even when the
+        reservation is gone (it expired and was released): money spent is recorded.
+        Returns whether the reservation was still held. Call once per reservation."""
+        ...
+
+    def release_expired_reservations(self, run_id: str, now: float) -> int:
+        """Drop every reservation whose ``expires_at`` < ``now`` (a killed task's hold).
+        Returns how many."""
+        ...
+
+    def budget_state(self, run_id: str) -> BudgetState:
+        """Settled spend and live reservations of the run (zeros for an unknown run)."""
+        ...
 
     def close(self) -> None: ...
 

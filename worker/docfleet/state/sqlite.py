@@ -13,7 +13,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,7 +29,7 @@ from docfleet.models import (
     UnitState,
     claim_token,
 )
-from docfleet.state.base import TOTAL_SPEND_KEY, CreateResult, check_fingerprint
+from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 
 T = TypeVar("T")
 
@@ -75,6 +75,13 @@ CREATE TABLE IF NOT EXISTS quarantine (
     provider TEXT NOT NULL,
     PRIMARY KEY (run_id, provider)
 );
+CREATE TABLE IF NOT EXISTS reservations (
+    run_id TEXT NOT NULL,
+    rid TEXT NOT NULL,
+    nano INTEGER NOT NULL,
+    expires_at REAL NOT NULL,
+    PRIMARY KEY (run_id, rid)
+);
 """
 
 _UNIT_COLUMNS = (
@@ -98,6 +105,9 @@ WHERE run_id = :run_id AND state = 'RUNNING' AND lease_expires_at < :now
 
 class SQLiteStateStore:
     """:class:`~docfleet.state.base.StateStore` over one SQLite file."""
+
+    #: A claim picks and takes its unit inside one write lock: it never loses a race.
+    lost_races = 0
 
     def __init__(
         self, path: str | Path, *, busy_timeout: float = 10.0, retry_seconds: float = 60.0
@@ -422,6 +432,73 @@ class SQLiteStateStore:
             "SELECT provider FROM quarantine WHERE run_id = ?", (run_id,)
         ).fetchall())
         return {r["provider"] for r in rows}
+
+    # -- fleet budget -----------------------------------------------------------------
+    def reserve_budget(
+        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
+    ) -> bool:
+        """One ``BEGIN IMMEDIATE`` transaction: read spent + reserved, insert if it fits."""
+
+        def tx(conn: sqlite3.Connection) -> bool:
+            if conn.execute(
+                "SELECT 1 FROM reservations WHERE run_id = ? AND rid = ?",
+                (run_id, reservation_id),
+            ).fetchone():
+                return True
+            spent = conn.execute(
+                "SELECT COALESCE(SUM(nano), 0) FROM spend WHERE run_id = ? AND model = ?",
+                (run_id, TOTAL_SPEND_KEY),
+            ).fetchone()[0]
+            reserved = conn.execute(
+                "SELECT COALESCE(SUM(nano), 0) FROM reservations WHERE run_id = ?", (run_id,)
+            ).fetchone()[0]
+            if int(spent) + int(reserved) + int(nano) > int(cap_nano):
+                return False
+            conn.execute(
+                "INSERT INTO reservations (run_id, rid, nano, expires_at) VALUES (?, ?, ?, ?)",
+                (run_id, reservation_id, int(nano), expires_at),
+            )
+            return True
+
+        return self._write(tx)
+
+    def settle_reservation(
+        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
+    ) -> bool:
+        total = sum(int(v) for v in spend.values())
+        rows = [(run_id, m, int(v)) for m, v in spend.items()] + [(run_id, TOTAL_SPEND_KEY, total)]
+
+        def tx(conn: sqlite3.Connection) -> bool:
+            held = conn.execute(
+                "DELETE FROM reservations WHERE run_id = ? AND rid = ?", (run_id, reservation_id)
+            ).rowcount == 1
+            conn.executemany(
+                "INSERT INTO spend (run_id, model, nano) VALUES (?, ?, ?)"
+                " ON CONFLICT (run_id, model) DO UPDATE SET nano = nano + excluded.nano",
+                rows,
+            )
+            return held
+
+        return self._write(tx)
+
+    def release_expired_reservations(self, run_id: str, now: float) -> int:
+        return self._write(lambda c: c.execute(
+            "DELETE FROM reservations WHERE run_id = ? AND expires_at < ?", (run_id, now)
+        ).rowcount)
+
+    def budget_state(self, run_id: str) -> BudgetState:
+        def read(conn: sqlite3.Connection) -> BudgetState:
+            spent = conn.execute(
+                "SELECT COALESCE(SUM(nano), 0) FROM spend WHERE run_id = ? AND model = ?",
+                (run_id, TOTAL_SPEND_KEY),
+            ).fetchone()[0]
+            row = conn.execute(
+                "SELECT COALESCE(SUM(nano), 0), COUNT(*) FROM reservations WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+            return BudgetState(int(spent), int(row[0]), int(row[1]))
+
+        return self._read(read)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)
