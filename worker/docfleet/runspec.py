@@ -43,7 +43,8 @@ def resolve_spec(
             unit_size = choose_unit_size(settings.total, tasks)
     spec = RunSpec(
         run_id=run_id, total=settings.total, unit_size=unit_size, pack=pack.name,
-        max_attempts=settings.max_attempts, options=options,
+        kind=getattr(pack, "kind", "generate"), max_attempts=settings.max_attempts,
+        options=options,
     )
     if spec.unit_count < tasks:
         log.warning("only %d unit(s) for %d task(s): some tasks will have nothing to do; "

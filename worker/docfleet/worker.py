@@ -18,7 +18,7 @@ from docfleet.identity import TaskIdentity
 from docfleet.lease import LeaseKeeper
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
 from docfleet.models import CLAIMABLE_RUN_STATES, Claim, RunSpec, RunState, UnitState
-from docfleet.packs.base import DocumentPack, PackSession
+from docfleet.packs.base import DocumentPack, PackContext, PackSession
 from docfleet.planner import ensure_planned
 from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
@@ -202,7 +202,13 @@ class Worker:
 
     def _session_for_work(self) -> PackSession:
         if self._session is None:
-            self._session = self.pack.open(self.spec.options)
+            if getattr(self.pack, "uses_context", False):
+                context = PackContext(self.store, self.spec.run_id, self.identity.owner,
+                                      self.settings, self.log, self.stop)
+                self._session = self.pack.open(  # type: ignore[call-arg]
+                    self.spec.options, context=context)
+            else:
+                self._session = self.pack.open(self.spec.options)
         return self._session
 
     def _produce(self, claim: Claim, keeper: LeaseKeeper) -> UnitOutcome:

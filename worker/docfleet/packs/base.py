@@ -24,6 +24,21 @@ class RenderedDocument:
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
 
+@dataclass
+class PackContext:
+    """What a pack that declares ``uses_context = True`` receives as ``open(options,
+    context=...)``: the task's state store (for packs that coordinate, e.g. the catalogue's
+    budget and quarantine), its run, identity, settings, logger and stop event. Other
+    packs are opened as ``open(options)`` and never see a store."""
+
+    store: Any
+    run_id: str
+    owner: str
+    settings: Any
+    log: Any
+    stop: Any
+
+
 @runtime_checkable
 class PackSession(Protocol):
     def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
@@ -49,5 +64,8 @@ class DocumentPack(Protocol):
         ...
 
     def open(self, options: Mapping[str, Any]) -> PackSession:
-        """Start one task's session (called once per task)."""
+        """Start one task's session (called once per task). A pack whose class sets
+        ``uses_context = True`` is called as ``open(options, context=PackContext)``;
+        a pack with ``kind = "catalogue"`` makes runs of that kind (default
+        ``"generate"``)."""
         ...
