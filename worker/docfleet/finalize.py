@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from docfleet import clock
+from docfleet import clock, faults
 from docfleet.errors import BlobNotFoundError, ManifestGapError
 from docfleet.manifest import ROOT_KEY, RunFiles, build_root, parse_json, part_key, sha256
 from docfleet.models import RunState, UnitState
@@ -64,7 +64,11 @@ def finalize_run(store: StateStore, files: RunFiles, log: logging.Logger) -> boo
             f"run 'docfleet resume {run.run_id}' to regenerate those units",
         )
     root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts)
+    if faults.ARMED:
+        faults.hit("root.before")
     wrote = files.put_if_absent(ROOT_KEY, root)
+    if faults.ARMED:
+        faults.hit("root.after")
     if wrote:
         log.info("root manifest written: %s", files.uri(ROOT_KEY),
                  extra={"event": "manifest.root", "sha256": sha256(root), "bytes": len(root)})

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from docfleet import faults
 from docfleet.blob.base import BlobStore
 from docfleet.errors import BlobNotFoundError, ManifestGapError
 
@@ -136,6 +137,8 @@ class RunFiles:
         return f"{self.blob.uri.rstrip('/')}/{self.key(relative)}"
 
     def put(self, relative: str, data: bytes) -> None:
+        if faults.ARMED:
+            faults.blob_put(self.blob, self.key(relative), data)
         self.blob.put(self.key(relative), data)
 
     def put_if_absent(self, relative: str, data: bytes) -> bool:

@@ -7,12 +7,12 @@ import logging
 import threading
 from collections.abc import Iterator
 
-from docfleet import clock
+from docfleet import clock, faults
 from docfleet.models import Run, RunSpec, Unit
 from docfleet.state.base import StateStore
 
 #: Units per planned batch (one write each), between which the planner heartbeats.
-PLAN_BATCH = 500
+PLAN_BATCH = faults.PLAN_BATCH or 500
 #: Bounds of the automatic unit size.
 MIN_UNIT_SIZE, MAX_UNIT_SIZE = 1, 1000
 UNITS_PER_TASK = 3
@@ -34,16 +34,22 @@ def plan_units(spec: RunSpec) -> Iterator[Unit]:
 
 def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger) -> bool:
     batch: list[Unit] = []
+    if faults.ARMED:
+        faults.hit("plan.start")
     for unit in plan_units(spec):
         batch.append(unit)
         if len(batch) >= PLAN_BATCH:
             store.put_units(spec.run_id, batch)
+            if faults.ARMED:
+                faults.hit("plan.batch")
             batch = []
             if not store.touch_plan(spec.run_id, planner, clock.now()):
                 log.warning("lost the plan of run %s to another task", spec.run_id)
                 return False
     if batch:
         store.put_units(spec.run_id, batch)
+        if faults.ARMED:
+            faults.hit("plan.batch")
     return store.mark_planned(spec.run_id, planner, clock.now())
 
 

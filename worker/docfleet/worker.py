@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass
 from types import FrameType
 
-from docfleet import clock
+from docfleet import clock, faults
 from docfleet.blob.base import BlobStore
 from docfleet.errors import DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
@@ -251,6 +251,8 @@ class Worker:
             written += len(data)
         part_data = part.to_bytes()
         self.files.put(part_key(claim.unit_index), part_data)
+        if faults.ARMED:
+            faults.hit("unit.part")
         if not self.store.complete_unit(claim, sha256(part_data), clock.now()):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,
