@@ -10,6 +10,7 @@ import click
 
 #: ``module:attribute`` of each extra command.
 COMMANDS: list[str] = []
+COMMANDS += ["export:export", "score:score"]  # issue 8: export and scoring
 
 
 def add_commands(group: click.Group) -> None:

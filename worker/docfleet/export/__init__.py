@@ -1,0 +1,64 @@
+"""Export a run's golden tables: ``parquet://DIR``, ``duckdb:///FILE.duckdb``,
+``coco://DIR``, ``funsd://DIR``. The run is read from any blob store
+(:func:`docfleet.blob.open_blob_store`) through its root manifest; see
+:mod:`.reader` for what is verified and refused."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from docfleet.export.reader import (
+    ExportError,
+    RunIncompleteError,
+    RunReader,
+    TamperedError,
+)
+from docfleet.export.tabular import ExportResult, export_duckdb, export_parquet
+from docfleet.uris import parse_uri
+
+__all__ = [
+    "SINK_SCHEMES", "ExportError", "ExportResult", "RunIncompleteError", "RunReader",
+    "TamperedError", "export_run", "sink_path",
+]
+
+SINK_SCHEMES = ("parquet", "duckdb", "coco", "funsd")
+
+
+def sink_path(uri: str) -> tuple[str, Path]:
+    """(scheme, local path) of an export target. ``parquet://``, ``coco://`` and
+    ``funsd://`` take a directory (``parquet://./out`` relative, ``parquet:///abs``
+    absolute); ``duckdb://`` follows the SQLAlchemy convention of ``sqlite://``:
+    ``duckdb:///relative.duckdb``, ``duckdb:////absolute.duckdb``."""
+    parsed = parse_uri(uri, SINK_SCHEMES, "export target")
+    if parsed.scheme == "duckdb":
+        path = parsed.netloc + parsed.path if parsed.netloc else parsed.path[1:]
+        if not path or path.endswith("/"):
+            raise ExportError(f"export target {uri!r} names no database file",
+                              "use duckdb:///run.duckdb or duckdb:////abs/run.duckdb")
+    else:
+        path = parsed.netloc + parsed.path
+        if not path:
+            raise ExportError(f"export target {uri!r} names no directory",
+                              f"use {parsed.scheme}://./dir or {parsed.scheme}:///abs/dir")
+    return parsed.scheme, Path(path)
+
+
+def export_run(reader: RunReader, to: str, tables: list[str] | None = None,
+               dpi: int = 150) -> ExportResult:
+    """Export ``reader``'s run to ``to``. Idempotent for every sink. Raises
+    :class:`ExportError` (bad target, unknown table), :class:`TamperedError`."""
+    scheme, path = sink_path(to)
+    if scheme == "parquet":
+        return export_parquet(reader, path, tables)
+    if scheme == "duckdb":
+        return export_duckdb(reader, path, tables)
+    if tables:
+        raise ExportError(f"--tables does not apply to {scheme}://",
+                          "COCO and FUNSD always use invoices, fields and words")
+    if not 18 <= dpi <= 600:
+        raise ExportError(f"--dpi {dpi} is out of range", "use 18 to 600 (e.g. 150)")
+    from docfleet.export.interchange import export_coco, export_funsd
+
+    if scheme == "coco":
+        return export_coco(reader, path, dpi)
+    return export_funsd(reader, path, dpi)

@@ -1,0 +1,251 @@
+"""Interchange sinks for layout / key-information models: ``coco://DIR`` and
+``funsd://DIR``.
+
+Each PDF page is rendered with pypdfium2 at ``dpi`` into ``DIR/images/<stem>_p<N>.png``
+and every box of the ``words`` and ``fields`` tables is converted from PDF points
+(top-left origin, see :mod:`docfleet.packs.invoice.schema`) to pixels of that image:
+``px = pt * image_width / page_width`` (and likewise for y), i.e. ``pt * dpi / 72``.
+
+- COCO: ``DIR/annotations.json`` with ``images``, ``annotations`` (``bbox`` =
+  ``[x, y, width, height]`` in pixels) and ``categories``: ``word`` (id 1) and one
+  category per field name (ids 2… in name order). Word annotations carry ``text``; field
+  annotations carry ``text``, ``value``, ``line`` and ``occurrence``.
+- FUNSD: ``DIR/annotations/<stem>_p<N>.json`` per page with the FUNSD ``form`` list:
+  one entity per printed field occurrence (``label`` ``answer``, plus the non-standard
+  keys ``field``, ``line``, ``value``) holding its words, and one ``other`` entity per
+  word outside any field; ``box`` = ``[x0, y0, x1, y1]`` in whole pixels.
+
+Documents in the ``html`` format have no pages and are skipped (counted). Streaming: one
+unit's shards and one PDF in memory at a time; the COCO lists are spooled to temporary
+files. Idempotent: images and annotation files are written to temporary names and renamed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from docfleet.export.reader import ExportError, PartInfo, RunReader
+from docfleet.export.tabular import ExportResult
+
+REQUIRED = ("invoices", "fields", "words")
+
+
+@dataclass
+class PageImage:
+    """One rendered page and the factors that take its boxes from points to pixels."""
+
+    document: int
+    page: int
+    file_name: str
+    width: int
+    height: int
+    sx: float
+    sy: float
+
+    def box(self, x0: float, y0: float, x1: float, y1: float) -> tuple[float, ...]:
+        return (round(x0 * self.sx, 2), round(y0 * self.sy, 2),
+                round(x1 * self.sx, 2), round(y1 * self.sy, 2))
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _check(reader: RunReader) -> None:
+    missing = [t for t in REQUIRED if t not in reader.tables()]
+    if missing:
+        raise ExportError(
+            f"run {reader.run_id} has no {', '.join(missing)} table: COCO and FUNSD need "
+            "a pack with page layout (the invoice pack)")
+
+
+def _pages(reader: RunReader, part: PartInfo, invoice: dict[str, Any], dpi: int,
+           images: Path) -> Iterator[PageImage]:
+    """Render every page of one document's PDF into ``images``."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    data = reader.document(part, invoice["file"])
+    pdf = pdfium.PdfDocument(data)
+    stem = Path(invoice["file"]).stem
+    try:
+        for number in range(1, len(pdf) + 1):
+            page = pdf[number - 1]
+            width_pt, height_pt = page.get_size()
+            bitmap = page.render(scale=dpi / 72)
+            image = bitmap.to_pil().convert("RGB")
+            name = f"{stem}_p{number}.png"
+            buf = io.BytesIO()
+            image.save(buf, format="PNG", compress_level=3)
+            _atomic_write(images / name, buf.getvalue())
+            golden_w = invoice.get("page_width") or width_pt
+            golden_h = invoice.get("page_height") or height_pt
+            yield PageImage(invoice["document"], number, name, image.width, image.height,
+                            image.width / golden_w, image.height / golden_h)
+            page.close()
+    finally:
+        pdf.close()
+
+
+def _units(reader: RunReader) -> Iterator[tuple[PartInfo, list[dict], dict, dict]]:
+    """(part, invoices, fields by document, words by document) per unit."""
+    for part in reader.parts():
+        invoices = reader.shard(part, "invoices").to_pylist()
+        fields: dict[int, list[dict]] = defaultdict(list)
+        for row in reader.shard(part, "fields").to_pylist():
+            fields[row["document"]].append(row)
+        words: dict[int, list[dict]] = defaultdict(list)
+        for row in reader.shard(part, "words").to_pylist():
+            words[row["document"]].append(row)
+        yield part, invoices, fields, words
+
+
+def _field_names(reader: RunReader) -> list[str]:
+    names: set[str] = set()
+    for _part, shard in reader.iter_table("fields"):
+        names.update(shard.column("field").to_pylist())
+    return sorted(names)
+
+
+def export_coco(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
+    """Write ``DIR/images/*.png`` and ``DIR/annotations.json`` (COCO detection layout)."""
+    _check(reader)
+    images_dir = directory / "images"
+    categories = [{"id": 1, "name": "word", "supercategory": "text"}]
+    for i, name in enumerate(_field_names(reader), start=2):
+        categories.append({"id": i, "name": name, "supercategory": "field"})
+    category = {c["name"]: c["id"] for c in categories}
+    result = ExportResult(target=f"coco://{directory}", partial=reader.partial,
+                          units=len(reader.units))
+    counts = {"images": 0, "annotations": 0, "skipped_html": 0}
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=directory) as img_spool, \
+            tempfile.TemporaryFile(dir=directory) as ann_spool:
+
+        def spool(fh: BinaryIO, obj: dict[str, Any], first: bool) -> None:
+            fh.write((b"" if first else b",\n") + json.dumps(obj, ensure_ascii=False).encode())
+
+        for part, invoices, fields, words in _units(reader):
+            for invoice in invoices:
+                if invoice["format"] != "pdf":
+                    counts["skipped_html"] += 1
+                    continue
+                doc = invoice["document"]
+                for img in _pages(reader, part, invoice, dpi, images_dir):
+                    counts["images"] += 1
+                    image_id = counts["images"]
+                    spool(img_spool, {
+                        "id": image_id, "file_name": img.file_name, "width": img.width,
+                        "height": img.height, "document": doc, "page": img.page,
+                        "source": invoice["file"],
+                    }, image_id == 1)
+
+                    def add(cat: str, box: tuple[float, ...], extra: dict[str, Any],
+                            image_id: int = image_id) -> None:
+                        x0, y0, x1, y1 = box
+                        w, h = round(x1 - x0, 2), round(y1 - y0, 2)
+                        counts["annotations"] += 1
+                        spool(ann_spool, {
+                            "id": counts["annotations"], "image_id": image_id,
+                            "category_id": category[cat], "bbox": [x0, y0, w, h],
+                            "area": round(w * h, 2), "iscrowd": 0,
+                            "segmentation": [[x0, y0, x1, y0, x1, y1, x0, y1]], **extra,
+                        }, counts["annotations"] == 1)
+
+                    for w in words[doc]:
+                        if w["page"] == img.page:
+                            add("word", img.box(w["x0"], w["y0"], w["x1"], w["y1"]),
+                                {"text": w["text"], "word": w["word"]})
+                    for f in fields[doc]:
+                        if f["page"] == img.page and f["x0"] is not None:
+                            add(f["field"], img.box(f["x0"], f["y0"], f["x1"], f["y1"]),
+                                {"text": f["text"], "value": f["value"], "line": f["line"],
+                                 "occurrence": f["occurrence"]})
+        info = {"description": f"docfleet run {reader.run_id}", "version": "1.0",
+                "dpi": dpi, "partial": reader.partial}
+        tmp = directory / f".annotations.json.{os.getpid()}.tmp"
+        with tmp.open("wb") as out:
+            out.write(json.dumps({"info": info, "licenses": [],
+                                  "categories": categories}, ensure_ascii=False)[:-1].encode())
+            for key, fh in (("images", img_spool), ("annotations", ann_spool)):
+                out.write(f', "{key}": ['.encode())
+                fh.seek(0)
+                shutil.copyfileobj(fh, out)
+                out.write(b"]")
+            out.write(b"}\n")
+        os.replace(tmp, directory / "annotations.json")
+    result.extra.update(counts, dpi=dpi)
+    return result
+
+
+def funsd_form(img: PageImage, fields: list[dict], words: list[dict]) -> list[dict[str, Any]]:
+    """The FUNSD ``form`` list of one page: field entities (with their words) first,
+    then one ``other`` entity per remaining word."""
+
+    def ibox(x0: float, y0: float, x1: float, y1: float) -> list[int]:
+        b = img.box(x0, y0, x1, y1)
+        return [int(b[0]), int(b[1]), math.ceil(b[2]), math.ceil(b[3])]
+
+    page_words = [w for w in words if w["page"] == img.page]
+    by_key: dict[tuple, list[dict]] = defaultdict(list)
+    for w in page_words:
+        if w["field"] is not None:
+            by_key[(w["field"], w["line"], w["occurrence"])].append(w)
+    form: list[dict[str, Any]] = []
+    used: set[int] = set()
+    for f in fields:
+        if f["page"] != img.page or f["x0"] is None:
+            continue
+        members = by_key.get((f["field"], f["line"], f["occurrence"]), [])
+        used.update(w["word"] for w in members)
+        form.append({
+            "id": len(form), "text": f["text"], "box": ibox(f["x0"], f["y0"], f["x1"], f["y1"]),
+            "label": "answer", "field": f["field"], "line": f["line"], "value": f["value"],
+            "words": [{"text": w["text"], "box": ibox(w["x0"], w["y0"], w["x1"], w["y1"])}
+                      for w in members],
+            "linking": [],
+        })
+    for w in page_words:
+        if w["word"] in used:
+            continue
+        box = ibox(w["x0"], w["y0"], w["x1"], w["y1"])
+        form.append({"id": len(form), "text": w["text"], "box": box, "label": "other",
+                     "words": [{"text": w["text"], "box": box}], "linking": []})
+    return form
+
+
+def export_funsd(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
+    """Write ``DIR/images/<page>.png`` and ``DIR/annotations/<page>.json`` (FUNSD)."""
+    _check(reader)
+    result = ExportResult(target=f"funsd://{directory}", partial=reader.partial,
+                          units=len(reader.units))
+    counts = {"images": 0, "entities": 0, "skipped_html": 0}
+    for part, invoices, fields, words in _units(reader):
+        for invoice in invoices:
+            if invoice["format"] != "pdf":
+                counts["skipped_html"] += 1
+                continue
+            doc = invoice["document"]
+            for img in _pages(reader, part, invoice, dpi, directory / "images"):
+                form = funsd_form(img, fields[doc], words[doc])
+                counts["images"] += 1
+                counts["entities"] += len(form)
+                body = {"form": form, "image": img.file_name, "width": img.width,
+                        "height": img.height, "document": doc, "page": img.page}
+                _atomic_write(directory / "annotations" / f"{Path(img.file_name).stem}.json",
+                              json.dumps(body, ensure_ascii=False, indent=1).encode())
+    result.extra.update(counts, dpi=dpi)
+    return result
