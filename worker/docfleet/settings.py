@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from docfleet.errors import ConfigError
 from docfleet.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
 
-DEFAULT_PACK = "bench"
+DEFAULT_PACK = "invoice"
 DEFAULT_STATE = "sqlite:///.docfleet/state.db"
 DEFAULT_OUT = "file://./out"
 RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     options: dict[str, Any] = Field(default_factory=dict)
     log_format: Literal["auto", "json", "text"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    #: rendering: the Chromium executable and how many pages one task keeps in flight
+    chromium_path: str = "/usr/bin/chromium"
+    render_pages: int = Field(default=3, ge=1, le=16)
 
     @field_validator("run_id")
     @classmethod

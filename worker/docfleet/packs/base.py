@@ -3,13 +3,18 @@
 The kernel asks a pack for its golden table schemas (declared up front), opens one
 :class:`PackSession` per task (a pack may hold a browser or a model there), and renders a
 unit's indexes through it. A pack never touches a state or blob store.
+
+A pack whose documents are records rendered through HTML templates (the invoice pack)
+also implements :class:`TemplatedPack`: a deterministic :class:`DocumentSource`, its
+archetypes and templates, and the record → render context step, so a second document
+type is a new pack, not a fork.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import pyarrow as pa
 
@@ -68,4 +73,40 @@ class DocumentPack(Protocol):
         ``uses_context = True`` is called as ``open(options, context=PackContext)``;
         a pack with ``kind = "catalogue"`` makes runs of that kind (default
         ``"generate"``)."""
+        ...
+
+
+R_co = TypeVar("R_co", covariant=True)
+
+
+@runtime_checkable
+class DocumentSource(Protocol[R_co]):
+    def generate(self, run_id: str, index: int) -> R_co:
+        """The record of document ``index``: a pure function of (run_id, index) and the
+        source's options, identical in every process and on every machine. Raises rather
+        than return a record that is internally inconsistent."""
+        ...
+
+
+@runtime_checkable
+class TemplatedPack(DocumentPack, Protocol):
+    """A pack that renders records through templates (archetypes = distinct layouts)."""
+
+    #: the archetype names this pack can draw
+    archetypes: tuple[str, ...]
+
+    def source(self, options: Mapping[str, Any]) -> DocumentSource[Any]:
+        """The record source for (normalised) run ``options``."""
+        ...
+
+    def choose_archetype(self, record: Any) -> str:
+        """The archetype ``record`` is rendered with (deterministic)."""
+        ...
+
+    def template(self, archetype: str) -> str:
+        """The template name of ``archetype``."""
+        ...
+
+    def context(self, record: Any) -> dict[str, Any]:
+        """The template context of ``record``: every printed golden value included."""
         ...

@@ -1,0 +1,150 @@
+"""Record → render context: every printed golden value becomes a :class:`Field` with its
+exact printed text (formatted by the jurisdiction) and canonical value; the lines are
+split over pages; fonts, colours and the logo come from the seller's style seed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS, Archetype, paginate
+from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction, canonical
+from docfleet.packs.invoice.records import Invoice, LineItem, Party
+from docfleet.render.html import Field
+from docfleet.render.logo import logo_svg
+
+PALETTES = (
+    ("#1f4e79", "#f2a900"), ("#2e7d32", "#a5d6a7"), ("#8e24aa", "#f48fb1"),
+    ("#c62828", "#424242"), ("#00695c", "#ffb300"), ("#283593", "#90caf9"),
+    ("#4e342e", "#d7a86e"), ("#37474f", "#26a69a"), ("#ad1457", "#fce4ec"),
+    ("#0d47a1", "#ef6c00"),
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    number: int
+    count: int
+    lines: list[dict[str, Field | None]]
+    last: bool
+
+
+def _money(jur: Jurisdiction, name: str, amount: Decimal, line: int | None = None) -> Field:
+    return Field(name, jur.money(amount), format(amount, "f"), line)
+
+
+def _party(jur: Jurisdiction, role: str, party: Party) -> dict[str, Field | None]:
+    def opt(name: str, text: str | None) -> Field | None:
+        return Field(f"{role}_{name}", text, text) if text else None
+
+    address = "\n".join(party.address)
+    return {
+        "name": Field(f"{role}_name", party.name, party.name),
+        "address": Field(f"{role}_address", address, address),
+        "address_lines": len(party.address),  # type: ignore[dict-item]
+        "tax_id": opt("tax_id", party.tax_id),
+        "phone": opt("phone", party.phone),
+        "email": opt("email", party.email),
+        "iban": opt("iban", party.iban),
+        "bic": opt("bic", party.bic),
+        "account": opt("account", party.account),
+    }
+
+
+def _line(jur: Jurisdiction, item: LineItem) -> dict[str, Field | None]:
+    n = item.line
+    qty = jur.number(item.quantity, item.quantity_places)
+    price = jur.number(item.unit_price, item.price_places)
+    price_text = f"{jur.symbol}{price}" if jur.symbol_first else f"{price}\u00a0{jur.symbol}"
+    discount = None
+    if item.discount_percent:
+        discount = Field("discount_percent", jur.percent(item.discount_percent),
+                         canonical(item.discount_percent), n)
+    return {
+        "number": Field("line_number", str(n), str(n), n),
+        "sku": Field("sku", item.sku, item.sku, n),
+        "description": Field("description", item.description, item.description, n),
+        "quantity": Field("quantity", qty, format(item.quantity, "f"), n),
+        "unit": Field("unit", item.unit, item.unit, n),
+        "unit_price": Field("unit_price", price_text, format(item.unit_price, "f"), n),
+        "discount": discount,
+        "amount": _money(jur, "net_amount", item.net_amount, n),
+        "tax_rate": Field("line_tax_rate", jur.percent(item.tax_rate), canonical(item.tax_rate), n),
+    }
+
+
+def page_size(invoice: Invoice) -> tuple[int, int]:
+    """The page size in CSS px: the archetype's width if fixed, else the locale's paper."""
+    jur = JURISDICTIONS[invoice.locale]
+    spec = ARCHETYPE_SPECS[invoice.archetype]
+    return spec.page_width or jur.page[0], jur.page[1]
+
+
+def line_pages(invoice: Invoice, spec: Archetype, height: int) -> list[range]:
+    reserve = spec.totals_rows(len(invoice.taxes) + (1 if invoice.discount_total else 0))
+    return paginate(len(invoice.lines), spec.capacity(height, True),
+                    spec.capacity(height, False), reserve)
+
+
+def build_context(invoice: Invoice) -> dict[str, Any]:
+    """The template context of ``invoice`` (see the templates for its use)."""
+    jur = JURISDICTIONS[invoice.locale]
+    spec = ARCHETYPE_SPECS[invoice.archetype]
+    style = random.Random(invoice.style_seed)
+    primary, secondary = style.choice(PALETTES)
+    font = style.choice(spec.fonts)
+    long_dates = style.random() < 0.4
+    width, height = page_size(invoice)
+    lines = [_line(jur, item) for item in invoice.lines]
+    ranges = line_pages(invoice, spec, height)
+    pages = [Page(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
+             for i, r in enumerate(ranges)]
+    labels = jur.labels
+    taxes = [
+        {
+            "label": f"{jur.tax_name}",
+            "rate": Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k),
+            "base": _money(jur, "tax_base", t.base, k),
+            "amount": _money(jur, "tax_amount", t.amount, k),
+        }
+        for k, t in enumerate(invoice.taxes, start=1)
+    ]
+
+    def date(day: dt.date) -> str:
+        return jur.date(day, long=long_dates)
+
+    return {
+        "lang": jur.language,
+        "title": invoice.invoice_number,
+        "page_w": width,
+        "page_h": height,
+        "font": font,
+        "font_size": style.choice((12, 12.5, 13)),
+        "primary": primary,
+        "secondary": secondary,
+        "logo": logo_svg(style.getrandbits(32), primary, secondary),
+        "L": labels,
+        "tax_name": jur.tax_name,
+        "terms": labels["terms"].format(days=invoice.payment_days),
+        "seller": _party(jur, "seller", invoice.seller),
+        "buyer": _party(jur, "buyer", invoice.buyer),
+        "invoice_number": Field("invoice_number", invoice.invoice_number,
+                                invoice.invoice_number),
+        "issue_date": Field("issue_date", date(invoice.issue_date),
+                            invoice.issue_date.isoformat()),
+        "due_date": Field("due_date", date(invoice.due_date), invoice.due_date.isoformat()),
+        "po_number": Field("po_number", invoice.po_number, invoice.po_number)
+        if invoice.po_number else None,
+        "pages": pages,
+        "show_discount": any(item.discount_percent for item in invoice.lines),
+        "show_line_tax": len(invoice.taxes) > 1,
+        "subtotal": _money(jur, "subtotal", invoice.subtotal),
+        "discount_total": _money(jur, "discount_total", invoice.discount_total)
+        if invoice.discount_total else None,
+        "taxes": taxes,
+        "tax_total": _money(jur, "tax_total", invoice.tax_total),
+        "total": _money(jur, "total", invoice.total),
+    }

@@ -1,0 +1,125 @@
+"""The invoice pack's run options, parsed and normalised (they join the run fingerprint).
+
+=============  ==========================================================  ===============
+option         value                                                       default
+=============  ==========================================================  ===============
+format         ``pdf`` or ``html``                                         ``pdf``
+archetypes     mix: ``classic,receipt`` or ``classic:3,boxed:1`` or JSON   all, equal
+locales        mix of en-US, en-GB, fr-FR, de-DE                           all, equal
+conditions     mix of ``clean``, ``scan`` (scan needs format pdf)          ``clean:4,scan:1``
+lines          line items per invoice ``MIN-MAX`` (1-200)                  mostly 1-10, some
+                                                                           multi-page 14-45
+=============  ==========================================================  ===============
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from docfleet.errors import ConfigError
+from docfleet.packs.invoice.locales import JURISDICTIONS
+
+ARCHETYPES = ("classic", "sidebar", "receipt", "boxed")
+CONDITIONS = ("clean", "scan")
+FORMATS = ("pdf", "html")
+MAX_LINES = 200
+
+KNOWN = ("format", "archetypes", "locales", "conditions", "lines")
+
+
+@dataclass(frozen=True)
+class InvoiceOptions:
+    format: str
+    archetypes: dict[str, float]
+    locales: dict[str, float]
+    conditions: dict[str, float]
+    lines: tuple[int, int] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "archetypes": self.archetypes,
+            "locales": self.locales,
+            "conditions": self.conditions,
+            "lines": f"{self.lines[0]}-{self.lines[1]}" if self.lines else None,
+        }
+
+
+def _mix(name: str, raw: Any, allowed: tuple[str, ...]) -> dict[str, float]:
+    """``a,b`` | ``a:3,b:1`` | JSON object | list → {name: weight} in ``allowed`` order."""
+    example = f"e.g. --option {name}={allowed[0]}:3,{allowed[-1]}:1"
+    if isinstance(raw, str) and raw.strip().startswith("{"):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise ConfigError(f"option {name}={raw!r} is not valid JSON", example) from None
+    pairs: list[tuple[str, Any]]
+    if isinstance(raw, Mapping):
+        pairs = list(raw.items())
+    elif isinstance(raw, list | tuple):
+        pairs = [(str(x), 1) for x in raw]
+    elif isinstance(raw, str):
+        pairs = []
+        for item in (x.strip() for x in raw.split(",")):
+            if not item:
+                continue
+            key, sep, weight = item.partition(":")
+            pairs.append((key.strip(), weight.strip() if sep else 1))
+    else:
+        raise ConfigError(f"option {name}={raw!r} is not a mix", example)
+    weights: dict[str, float] = {}
+    for key, weight in pairs:
+        if key not in allowed:
+            raise ConfigError(f"option {name}: unknown value {key!r}",
+                              f"choose from {', '.join(allowed)}")
+        try:
+            value = float(weight)
+        except (TypeError, ValueError):
+            raise ConfigError(f"option {name}: weight {weight!r} of {key} is not a number",
+                              example) from None
+        if not value >= 0 or value == float("inf"):
+            raise ConfigError(f"option {name}: weight of {key} must be >= 0", example)
+        weights[key] = weights.get(key, 0.0) + value
+    weights = {k: weights[k] for k in allowed if weights.get(k)}
+    if not weights:
+        raise ConfigError(f"option {name} selects nothing", example)
+    return weights
+
+
+def _lines(raw: Any) -> tuple[int, int] | None:
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    low, sep, high = text.partition("-")
+    try:
+        lo, hi = (int(low), int(high)) if sep else (int(low), int(low))
+    except ValueError:
+        raise ConfigError(f"option lines={raw!r} is not MIN-MAX", "e.g. --option lines=3-12") \
+            from None
+    if not 1 <= lo <= hi <= MAX_LINES:
+        raise ConfigError(f"option lines={raw!r} is out of range",
+                          f"need 1 <= MIN <= MAX <= {MAX_LINES}")
+    return lo, hi
+
+
+def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
+    """Validate and normalise; :class:`ConfigError` names the bad option and a fix."""
+    unknown = sorted(set(options) - set(KNOWN))
+    if unknown:
+        raise ConfigError(f"the invoice pack has no option {', '.join(unknown)}",
+                          f"known options: {', '.join(KNOWN)}")
+    fmt = str(options.get("format") or "pdf").lower()
+    if fmt not in FORMATS:
+        raise ConfigError(f"option format={fmt!r} is not supported", "use pdf or html")
+    archetypes = _mix("archetypes", options.get("archetypes") or list(ARCHETYPES), ARCHETYPES)
+    locales = _mix("locales", options.get("locales") or list(JURISDICTIONS),
+                   tuple(JURISDICTIONS))
+    default_conditions = "clean:4,scan:1" if fmt == "pdf" else "clean"
+    conditions = _mix("conditions", options.get("conditions") or default_conditions, CONDITIONS)
+    if fmt == "html" and "scan" in conditions:
+        raise ConfigError("option conditions: scan needs format pdf",
+                          "use --option conditions=clean with --option format=html")
+    return InvoiceOptions(fmt, archetypes, locales, conditions, _lines(options.get("lines")))

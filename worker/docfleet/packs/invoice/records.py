@@ -1,0 +1,169 @@
+"""Invoice records: the ground truth, generated before anything is rendered.
+
+An :class:`Invoice` refuses to exist unless its money reconciles to the cent: every line's
+net amount, the per-rate tax, the subtotal and the total are recomputed from the lines in
+``__post_init__`` and a mismatch raises :class:`ReconciliationError`.
+
+Rules (cent rounding is ROUND_HALF_UP):
+
+- ``gross = round(quantity x unit_price, 2)``; ``discount = round(gross x pct / 100, 2)``;
+  ``net = gross - discount``;
+- ``subtotal = Σ net``; per rate: ``base = Σ net`` of its lines,
+  ``tax = round(base x rate / 100, 2)``; ``tax_total = Σ tax``; ``total = subtotal + tax_total``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+
+
+class ReconciliationError(ValueError):
+    """An invoice's amounts do not add up; it must never be rendered."""
+
+
+def cents(value: Decimal) -> Decimal:
+    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+@dataclass(frozen=True)
+class Party:
+    name: str
+    address: tuple[str, ...]  # printed lines
+    tax_id: str | None
+    phone: str
+    email: str
+    iban: str | None = None
+    bic: str | None = None
+    account: str | None = None  # en-US: "Routing 011152442 · Account 92668587840057"
+
+
+@dataclass(frozen=True)
+class LineItem:
+    line: int  # 1-based
+    sku: str
+    description: str
+    pricing: str  # flat | tiered | metered
+    quantity: Decimal
+    quantity_places: int  # printed decimals
+    unit: str  # printed unit
+    unit_price: Decimal
+    price_places: int
+    discount_percent: Decimal
+    discount_amount: Decimal
+    net_amount: Decimal
+    tax_rate: Decimal
+
+    @property
+    def gross_amount(self) -> Decimal:
+        return cents(self.quantity * self.unit_price)
+
+
+@dataclass(frozen=True)
+class TaxLine:
+    rate: Decimal
+    base: Decimal
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class Invoice:
+    """One invoice as printed. Construction reconciles the money or raises."""
+
+    document: int
+    invoice_number: str
+    archetype: str
+    locale: str
+    condition: str
+    format: str
+    currency: str
+    issue_date: dt.date
+    due_date: dt.date
+    po_number: str | None
+    seller: Party
+    buyer: Party
+    product_line: str
+    lines: tuple[LineItem, ...]
+    taxes: tuple[TaxLine, ...]  # ascending by rate
+    subtotal: Decimal
+    discount_total: Decimal
+    tax_total: Decimal
+    total: Decimal
+    payment_days: int
+    style_seed: int  # drives fonts, colours and the logo
+
+    def __post_init__(self) -> None:
+        reconcile(self)
+
+    @property
+    def file(self) -> str:
+        return f"{self.document:06d}.{'html' if self.format == 'html' else 'pdf'}"
+
+
+def build_line(
+    line: int, sku: str, description: str, pricing: str, quantity: Decimal,
+    quantity_places: int, unit: str, unit_price: Decimal, price_places: int,
+    discount_percent: Decimal, tax_rate: Decimal,
+) -> LineItem:
+    """A line whose discount and net amount follow the rules above."""
+    gross = cents(quantity * unit_price)
+    discount = cents(gross * discount_percent / 100)
+    return LineItem(line, sku, description, pricing, quantity, quantity_places, unit,
+                    unit_price, price_places, discount_percent, discount, gross - discount,
+                    tax_rate)
+
+
+def tax_lines(lines: tuple[LineItem, ...]) -> tuple[TaxLine, ...]:
+    """One tax line per distinct rate, ascending."""
+    bases: dict[Decimal, Decimal] = {}
+    for item in lines:
+        bases[item.tax_rate] = bases.get(item.tax_rate, Decimal(0)) + item.net_amount
+    return tuple(
+        TaxLine(rate, base, cents(base * rate / 100)) for rate, base in sorted(bases.items())
+    )
+
+
+def reconcile(invoice: Invoice) -> None:
+    """Recompute every amount from the lines; raise :class:`ReconciliationError` on any
+    difference, on a non-cent amount, or on a negative one."""
+    problems: list[str] = []
+    if not invoice.lines:
+        problems.append("no lines")
+    for item in invoice.lines:
+        gross = item.gross_amount
+        if item.discount_amount != cents(gross * item.discount_percent / 100):
+            problems.append(f"line {item.line}: discount {item.discount_amount}")
+        if item.net_amount != gross - item.discount_amount:
+            problems.append(f"line {item.line}: net {item.net_amount} != {gross} - discount")
+        if item.net_amount < 0 or item.quantity <= 0 or item.unit_price < 0:
+            problems.append(f"line {item.line}: negative amount")
+    if [i.line for i in invoice.lines] != list(range(1, len(invoice.lines) + 1)):
+        problems.append("lines are not numbered 1..n")
+    subtotal = sum((i.net_amount for i in invoice.lines), Decimal(0))
+    if invoice.subtotal != subtotal:
+        problems.append(f"subtotal {invoice.subtotal} != {subtotal}")
+    discounts = sum((i.discount_amount for i in invoice.lines), Decimal(0))
+    if invoice.discount_total != discounts:
+        problems.append(f"discount_total {invoice.discount_total} != {discounts}")
+    if invoice.taxes != tax_lines(invoice.lines):
+        problems.append("tax lines do not match the lines' rates")
+    tax_total = sum((t.amount for t in invoice.taxes), Decimal(0))
+    if invoice.tax_total != tax_total:
+        problems.append(f"tax_total {invoice.tax_total} != {tax_total}")
+    if invoice.total != invoice.subtotal + invoice.tax_total:
+        problems.append(f"total {invoice.total} != subtotal + tax")
+    money = [invoice.subtotal, invoice.tax_total, invoice.total, invoice.discount_total]
+    money += [t.amount for t in invoice.taxes] + [t.base for t in invoice.taxes]
+    money += [i.net_amount for i in invoice.lines] + [i.discount_amount for i in invoice.lines]
+    if any(m != cents(m) for m in money):
+        problems.append("an amount is not cent-exact")
+    if invoice.due_date < invoice.issue_date:
+        problems.append("due date before issue date")
+    if problems:
+        raise ReconciliationError(
+            f"invoice {invoice.invoice_number} (document {invoice.document}) does not "
+            f"reconcile: {'; '.join(problems)}"
+        )

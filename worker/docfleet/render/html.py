@@ -1,0 +1,86 @@
+"""Jinja2 HTML: the templates shipped as package data, and the printer that marks every
+golden value in the page.
+
+A template prints a golden value only through ``F(field)``, which wraps the exact text
+in ``<span data-field=… data-line=… data-occ=…>`` and records the printing, so the list
+of printed fields (with their occurrence numbers) is known before any browser runs and
+the browser's boxes can be matched to it one to one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup, escape
+
+
+@dataclass(frozen=True)
+class Field:
+    """A golden value as it will be printed: ``text`` exactly, ``value`` canonical."""
+
+    name: str
+    text: str
+    value: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class PrintedField:
+    name: str
+    line: int | None
+    occurrence: int
+    text: str
+    value: str
+
+    @property
+    def key(self) -> tuple[str, int | None, int]:
+        return self.name, self.line, self.occurrence
+
+
+class FieldPrinter:
+    """``F`` in templates: prints a :class:`Field` as a marked span and remembers it."""
+
+    def __init__(self) -> None:
+        self.printed: list[PrintedField] = []
+        self._seen: Counter[tuple[str, int | None]] = Counter()
+
+    def __call__(self, field: Field, cls: str = "") -> Markup:
+        if not isinstance(field, Field):
+            raise TypeError(f"F() prints Field objects, got {field!r}")
+        occurrence = self._seen[(field.name, field.line)]
+        self._seen[(field.name, field.line)] += 1
+        self.printed.append(
+            PrintedField(field.name, field.line, occurrence, field.text, field.value)
+        )
+        line = "" if field.line is None else f' data-line="{field.line}"'
+        classes = f"f {cls}".strip()
+        return Markup(
+            f'<span class="{classes}" data-field="{escape(field.name)}"{line} '
+            f'data-occ="{occurrence}">{escape(field.text)}</span>'
+        )
+
+
+@cache
+def environment() -> Environment:
+    """The shared Jinja environment over ``docfleet/render/templates`` (strict undefined:
+    a missing context key is an error, never an empty string on the page)."""
+    return Environment(
+        loader=PackageLoader("docfleet.render", "templates"),
+        autoescape=select_autoescape(["html", "j2"], default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_html(template: str, context: dict[str, Any]) -> tuple[str, list[PrintedField]]:
+    """Render ``template`` with ``context`` (plus ``F``); return the HTML and the fields
+    it printed, in document order."""
+    printer = FieldPrinter()
+    html = environment().get_template(template).render(**context, F=printer)
+    return html, printer.printed

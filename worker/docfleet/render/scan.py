@@ -1,0 +1,139 @@
+"""The ``scan`` capture condition: rasterise a clean PDF, degrade it as a cheap scanner
+would (skew, shift, blur, noise, JPEG), and re-wrap the pages as an image-only PDF with
+no text layer. Every degradation is drawn from the document's seed, so a document scans
+to the same bytes every time; every box goes through the same geometric transform
+(:meth:`ScanParams.transform_box`) so it stays on its text.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+from dataclasses import dataclass
+
+import pypdfium2 as pdfium
+from PIL import Image, ImageChops, ImageFilter
+
+from docfleet.render.layout import Box
+
+DPI = 150
+
+
+@dataclass(frozen=True)
+class ScanParams:
+    angle: float  # degrees, counter-clockwise
+    shift: tuple[float, float]  # points
+    blur: float  # Gaussian radius, px
+    noise: int  # +- grey levels
+    quality: int  # JPEG quality
+    contrast: float  # 1.0 = unchanged
+
+    @classmethod
+    def draw(cls, seed: int) -> ScanParams:
+        rng = random.Random(seed)
+        return cls(
+            angle=round(rng.uniform(-1.5, 1.5), 3),
+            shift=(round(rng.uniform(-6, 6), 2), round(rng.uniform(-6, 6), 2)),
+            blur=round(rng.uniform(0.3, 1.0), 2),
+            noise=rng.randint(10, 28),
+            quality=rng.randint(45, 80),
+            contrast=round(rng.uniform(0.8, 1.0), 2),
+        )
+
+    def transform_point(self, x: float, y: float, width: float, height: float
+                        ) -> tuple[float, float]:
+        """Where point (x, y) (points, top-left origin) of a ``width``x``height`` page lands
+        after the rotation about the page centre and the shift."""
+        t = math.radians(self.angle)
+        cx, cy = width / 2, height / 2
+        dx, dy = x - cx, y - cy
+        return (cx + dx * math.cos(t) + dy * math.sin(t) + self.shift[0],
+                cy - dx * math.sin(t) + dy * math.cos(t) + self.shift[1])
+
+    def transform_box(self, box: Box, width: float, height: float) -> Box:
+        """The axis-aligned hull of ``box`` carried through the transform, clipped to the
+        page."""
+        x0, y0, x1, y1 = box
+        pts = [self.transform_point(x, y, width, height)
+               for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        return (round(max(0.0, min(xs)), 3), round(max(0.0, min(ys)), 3),
+                round(min(width, max(xs)), 3), round(min(height, max(ys)), 3))
+
+
+def _degrade(image: Image.Image, params: ScanParams, rng: random.Random) -> Image.Image:
+    scale = DPI / 72
+    w, h = image.size
+    grey = image.convert("L")
+    grey = grey.rotate(params.angle, resample=Image.Resampling.BICUBIC, center=(w / 2, h / 2),
+                       translate=(params.shift[0] * scale, params.shift[1] * scale),
+                       fillcolor=255)
+    grey = grey.filter(ImageFilter.GaussianBlur(params.blur))
+    lo = round(255 * (1 - params.contrast) * 0.6)
+    grey = grey.point(lambda v: lo + v * (255 - lo) // 255)
+    amp = params.noise
+    noise = Image.frombytes("L", (w, h), rng.randbytes(w * h))
+    noise = noise.point(lambda v: 128 + (v - 128) * amp // 128)
+    return ImageChops.add(grey, noise, 1.0, -128)
+
+
+def _image_pdf(pages: list[tuple[bytes, int, int, float, float]]) -> bytes:
+    """A minimal PDF: one full-page greyscale JPEG per page (``jpeg, px w, px h, pt w,
+    pt h``). No dates, no ids: the same images give the same bytes."""
+    objects: list[bytes] = []
+    kids = []
+    for i, (jpeg, pw, ph, w, h) in enumerate(pages):
+        page_id, content_id, image_id = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
+        kids.append(f"{page_id} 0 R")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w:.3f} {h:.3f}] "
+            f"/Resources << /XObject << /Im0 {image_id} 0 R >> >> "
+            f"/Contents {content_id} 0 R >>".encode()
+        )
+        draw = f"q {w:.3f} 0 0 {h:.3f} 0 0 cm /Im0 Do Q".encode()
+        objects.append(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
+        objects.append(
+            f"<< /Type /XObject /Subtype /Image /Width {pw} /Height {ph} "
+            f"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode "
+            f"/Length {len(jpeg)} >>\nstream\n".encode() + jpeg + b"\nendstream"
+        )
+    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
+    tree = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode()
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate([catalog, tree, *objects], start=1):
+        offsets.append(out.tell())
+        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n".encode())
+    for offset in offsets:
+        out.write(f"{offset:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+              "%%EOF\n".encode())
+    return out.getvalue()
+
+
+def scan_pdf(clean: bytes, seed: int) -> tuple[bytes, ScanParams, list[tuple[float, float]]]:
+    """Scan ``clean`` (a PDF) with degradations drawn from ``seed``. Returns the image
+    PDF, the parameters (for carrying boxes) and each page's size in points."""
+    params = ScanParams.draw(seed)
+    rng = random.Random(seed ^ 0x5CA7)
+    pages: list[tuple[bytes, int, int, float, float]] = []
+    sizes: list[tuple[float, float]] = []
+    doc = pdfium.PdfDocument(clean)
+    try:
+        for i in range(len(doc)):
+            page = doc[i]
+            w, h = page.get_size()
+            bitmap = page.render(scale=DPI / 72, grayscale=True)
+            image = _degrade(bitmap.to_pil(), params, rng)
+            buf = io.BytesIO()
+            image.save(buf, "JPEG", quality=params.quality, optimize=False, progressive=False)
+            pages.append((buf.getvalue(), image.size[0], image.size[1], w, h))
+            sizes.append((w, h))
+            page.close()
+    finally:
+        doc.close()
+    return _image_pdf(pages), params, sizes
