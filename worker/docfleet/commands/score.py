@@ -2,14 +2,58 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from docfleet.cli import friendly_errors
+from docfleet.cli import friendly_errors, out_option, state_option
 
 
 @click.command()
 @click.argument("run_id")
+@click.option("--predictions", required=True, type=click.Path(path_type=Path),
+              help="JSONL or CSV of document, field, value [, line] [, page, x0, y0, x1, y1].")
+@out_option
+@state_option
+@click.option("--exact", is_flag=True,
+              help="Compare values to the canonical golden value byte for byte.")
+@click.option("--iou", "iou_threshold", type=click.FloatRange(0, 1), default=0.5,
+              show_default=True, help="IoU at which a predicted box counts as localised.")
+@click.option("--json", "json_path", type=click.Path(path_type=Path),
+              help="Write the full report as JSON here ('-' for stdout).")
+@click.option("--html", "html_path", type=click.Path(path_type=Path),
+              help="Write a self-contained HTML report with bar charts here.")
+@click.option("--partial", is_flag=True,
+              help="Score against the DONE units of a run that is not complete.")
 @friendly_errors
-def score(run_id: str) -> None:
-    """Score predictions against a run (being built)."""
-    raise click.ClickException("not yet")
+def score(run_id: str, predictions: Path, out: str | None, state: str | None, exact: bool,
+          iou_threshold: float, json_path: Path | None, html_path: Path | None,
+          partial: bool) -> None:
+    """Score predictions against a run: precision, recall and F1 per field and overall,
+    by archetype, locale and condition (and IoU localisation when boxes are given).
+
+    Example: docfleet score demo --predictions preds.jsonl --html score.html
+    """
+    import json
+
+    from rich.console import Console
+
+    from docfleet.export import RunReader
+    from docfleet.scoring import score_run
+    from docfleet.scoring.report import html_report, print_report
+    from docfleet.settings import load_settings
+
+    settings = load_settings(out=out, state=state)
+    reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)
+    if reader.note:
+        Console(stderr=True).print(f"note: {reader.note}")
+    report = score_run(reader, predictions, exact=exact, iou_threshold=iou_threshold)
+    text = json.dumps(report, indent=1, sort_keys=True)
+    if json_path is not None and str(json_path) == "-":
+        click.echo(text)
+    else:
+        print_report(report)
+        if json_path is not None:
+            json_path.write_text(text + "\n")
+    if html_path is not None:
+        html_path.write_text(html_report(report))
