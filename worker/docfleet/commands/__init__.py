@@ -10,6 +10,7 @@ import click
 
 #: ``module:attribute`` of each extra command.
 COMMANDS: list[str] = []
+COMMANDS += ["catalogue:catalogue"]  # issue 5: LLM catalogue build
 COMMANDS += ["export:export", "score:score"]  # issue 8: export and scoring
 
 

@@ -1,0 +1,29 @@
+"""Task-local catalogue settings (not run parameters): ``DOCFLEET_CATALOGUE_*``."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CatalogueSettings(BaseSettings):
+    """How one task makes its calls. Field ``x`` is read from ``DOCFLEET_CATALOGUE_X``."""
+
+    model_config = SettingsConfigDict(env_prefix="DOCFLEET_CATALOGUE_", extra="ignore")
+
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    call_timeout: float = Field(default=30.0, gt=0)
+    retries: int = Field(default=3, ge=0, le=20)
+    backoff_base: float = Field(default=0.25, ge=0)
+    api_base: str | None = None
+    #: worst cases per budget reservation write (1 = one write per call)
+    block_calls: int = Field(default=1, ge=1, le=10_000)
+    #: reservation expiry; default: 2 x call timeout + 30 s (block mode: 600 s)
+    reservation_ttl: float | None = Field(default=None, gt=0)
+    quarantine_refresh: float = Field(default=2.0, gt=0)
+
+    @property
+    def ttl(self) -> float:
+        if self.reservation_ttl is not None:
+            return self.reservation_ttl
+        return 600.0 if self.block_calls > 1 else 2 * self.call_timeout + 30.0
