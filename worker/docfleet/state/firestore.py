@@ -1,0 +1,616 @@
+"""``firestore://PROJECT[/DATABASE]?prefix=…`` state store (google-cloud-firestore,
+extra ``gcp``).
+
+Layout (:mod:`docfleet.state.schemas`): ``{prefix}runs/{run_id}`` is the run marker, its
+units are ``…/units/{idx:08d}``, spend counters ``…/spend/{model-hash}.{shard}``, the
+quarantine set ``…/meta/quarantine``.
+
+* The run marker is created with ``create()``: exactly one planner wins.
+* Claim: a query for PENDING units ordered by ``idx`` from the caller's ``hint``
+  (wrapping around), then, per candidate, a transaction that re-reads it and moves it to
+  RUNNING only if it is still PENDING. A lost race or an ABORTED transaction moves on to
+  the next candidate (after the first, in random order, so colliding tasks spread out).
+* Renew, complete, fail, release: transactions fenced on ``lease_owner``.
+* Reclaim is explicit (:meth:`reclaim_expired_units`), never per claim.
+* Spend: ``Increment`` on one of ``SPEND_SHARDS`` counter documents per model (a single
+  document sustains about one write per second), model and total in one atomic batch;
+  quarantine: ``ArrayUnion``.
+
+Transient errors (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED outside a claim) are retried
+with jittered backoff up to ``DOCFLEET_STORE_RETRY_SECONDS``. Under the emulator
+(``FIRESTORE_EMULATOR_HOST`` or ``?emulator=HOST:PORT``) the client uses anonymous
+credentials. ``DOCFLEET_FAULT_FIRESTORE_ABORTED=P`` (tests only) aborts a fraction P of
+transactions at the client, as contention would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from docfleet.errors import (
+    ConfigError,
+    DocfleetError,
+    MissingExtraError,
+    RunNotFoundError,
+    StoreUnavailableError,
+)
+from docfleet.models import (
+    Claim,
+    Progress,
+    Run,
+    RunSpec,
+    RunState,
+    Unit,
+    UnitState,
+    claim_token,
+)
+from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.state.base import TOTAL_SPEND_KEY, CreateResult, check_fingerprint
+from docfleet.state.schemas import (
+    FIRESTORE_RUNS_COLLECTION,
+    FIRESTORE_SPEND_COLLECTION,
+    FIRESTORE_UNITS_COLLECTION,
+)
+from docfleet.uris import ParsedURI
+
+T = TypeVar("T")
+
+FAULT_ENV = "DOCFLEET_FAULT_FIRESTORE_ABORTED"
+META_COLLECTION = "meta"
+#: Counter documents per (run, model): spreads a hot spend counter's writes.
+SPEND_SHARDS = 8
+#: Candidates read per claim query.
+CANDIDATES = 8
+#: Seconds per RPC before it counts as failed (and is retried).
+TIMEOUT = 15.0
+#: How a claim moves its candidate to RUNNING (``?claim=``): a conditional write on the
+#: queried snapshot's update time (default: one RPC, no locks), or a transaction that
+#: re-reads it (pessimistic locks: colliding claimers wait on each other's locks).
+CLAIM_MODES = ("precondition", "transaction")
+#: Documents per write batch (Firestore's limit is 500).
+BATCH = 400
+
+
+class _Lost(Exception):
+    """A claim transaction found its candidate no longer PENDING."""
+
+
+def firestore_transient(exc: BaseException) -> bool:
+    from google.api_core import exceptions as gexc
+
+    if isinstance(exc, DocfleetError):
+        return False
+    return isinstance(exc, (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted,
+                            gexc.InternalServerError, gexc.TooManyRequests,
+                            gexc.ResourceExhausted, gexc.Unknown, gexc.RetryError,
+                            ConnectionError, TimeoutError))
+
+
+def _unaborted(exc: ValueError) -> BaseException:
+    """The Firestore decorator wraps a commit's ABORTED in a ValueError: unwrap it."""
+    from google.api_core import exceptions as gexc
+
+    cause = exc.__cause__
+    return cause if isinstance(cause, gexc.Aborted) else exc
+
+
+class FirestoreStateStore:
+    """:class:`~docfleet.state.base.StateStore` over Cloud Firestore (native mode)."""
+
+    def __init__(
+        self, project: str, database: str | None = None, *, prefix: str = "",
+        retry_seconds: float | None = None, claim_mode: str = "precondition",
+    ) -> None:
+        if claim_mode not in CLAIM_MODES:
+            raise ConfigError(f"unknown Firestore claim mode {claim_mode!r}",
+                              f"use one of: {', '.join(CLAIM_MODES)}")
+        self.claim_mode = claim_mode
+        try:
+            from google.cloud import firestore
+        except ImportError:
+            raise MissingExtraError("the firestore:// state store", "gcp") from None
+        self._fs = firestore
+        self.prefix = prefix
+        db = f"/{database}" if database else ""
+        self.uri = f"firestore://{project}{db}" + (f"?prefix={prefix}" if prefix else "")
+        try:
+            if os.environ.get("FIRESTORE_EMULATOR_HOST"):
+                from google.auth.credentials import AnonymousCredentials
+
+                self._client = firestore.Client(project=project, database=database,
+                                                credentials=AnonymousCredentials())
+            else:
+                self._client = firestore.Client(project=project, database=database)
+        except Exception as exc:
+            from docfleet.blob.gcs import gcp_error
+
+            raise gcp_error(exc, f"cannot open {self.uri}") from None
+        self._retry = RetryPolicy(f"Firestore {project}{db}", firestore_transient,
+                                  retry_seconds if retry_seconds is not None else default_bound())
+        fault = float(os.environ.get(FAULT_ENV) or 0)
+        self._fault = fault if fault > 0 else None
+        #: Lost races / aborted claim transactions of this process (the benchmark reads it).
+        self.lost_races = 0
+        self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _call(self, op: str, fn: Callable[[], T]) -> T:
+        from google.api_core import exceptions as gexc
+        from google.auth import exceptions as aexc
+
+        from docfleet.blob.gcs import gcp_error
+
+        try:
+            return self._retry.call(fn, op)
+        except (gexc.GoogleAPICallError, aexc.GoogleAuthError) as exc:
+            raise gcp_error(exc, f"{self.uri} {op}") from None
+
+    def _run_ref(self, run_id: str) -> Any:
+        return self._runs.document(run_id)
+
+    def _units_ref(self, run_id: str) -> Any:
+        return self._run_ref(run_id).collection(FIRESTORE_UNITS_COLLECTION)
+
+    def _unit_ref(self, run_id: str, index: int) -> Any:
+        return self._units_ref(run_id).document(f"{index:08d}")
+
+    def _transact(self, fn: Callable[[Any], T]) -> T:
+        """Run ``fn(transaction)`` in one transaction attempt; ABORTED is raised as is."""
+        from google.api_core import exceptions as gexc
+
+        if self._fault is not None:
+            inner = fn
+
+            def fn(transaction: Any) -> T:  # type: ignore[no-redef]
+                result = inner(transaction)
+                if random.random() < self._fault:  # type: ignore[operator]
+                    raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+                return result
+
+        transaction = self._client.transaction(max_attempts=1)
+        try:
+            return self._fs.transactional(fn)(transaction)
+        except ValueError as exc:
+            raise _unaborted(exc) from None
+
+    def _tx(self, op: str, fn: Callable[[Any], T]) -> T:
+        """``fn`` in a transaction, retried (re-read and all) while transient."""
+        return self._call(op, lambda: self._transact(fn))
+
+    def _read(self, ref: Any, transaction: Any = None) -> Any:
+        return ref.get(transaction=transaction, retry=None, timeout=TIMEOUT)
+
+    def _stream(self, op: str, query: Any) -> list[Any]:
+        return self._call(op, lambda: list(query.stream(retry=None, timeout=TIMEOUT)))
+
+    def _where(self, query: Any, field: str, op: str, value: Any) -> Any:
+        return query.where(filter=self._fs.FieldFilter(field, op, value))
+
+    # -- runs -------------------------------------------------------------------------
+    @staticmethod
+    def _run_from(data: dict[str, Any]) -> Run:
+        return Run(
+            spec=RunSpec.from_parameters(json.loads(data["params"])),
+            fingerprint=data["fingerprint"],
+            state=RunState(data["state"]),
+            planned=bool(data["planned"]),
+            planner=data["planner"],
+            plan_heartbeat=float(data["plan_heartbeat"]),
+            created_at=float(data["created_at"]),
+            updated_at=float(data["updated_at"]),
+        )
+
+    def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
+        from google.api_core import exceptions as gexc
+
+        data = {
+            "params": json.dumps(spec.parameters(), sort_keys=True),
+            "fingerprint": spec.fingerprint(),
+            "max_attempts": spec.max_attempts,
+            "unit_count": spec.unit_count,
+            "state": RunState.PENDING.value,
+            "planned": False,
+            "planner": planner,
+            "plan_heartbeat": float(now),
+            "created_at": float(now),
+            "updated_at": float(now),
+        }
+        ref = self._run_ref(spec.run_id)
+
+        def create() -> bool:
+            try:
+                ref.create(data, retry=None, timeout=TIMEOUT)
+                return True
+            except (gexc.AlreadyExists, gexc.Conflict):
+                return False
+
+        if self._call("create_run", create):
+            return CreateResult(True, self._run_from(data))
+        run = self.get_run(spec.run_id)
+        if run is None:
+            return self.create_run(spec, planner, now)
+        check_fingerprint(run, spec)
+        return CreateResult(False, run)
+
+    def _run_tx(self, op: str, run_id: str,
+                change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> bool:
+        """Apply ``change(run data) -> fields to update (None: refuse)`` atomically."""
+        ref = self._run_ref(run_id)
+
+        def fn(transaction: Any) -> bool:
+            snap = self._read(ref, transaction)
+            if not snap.exists:
+                return False
+            fields = change(snap.to_dict())
+            if fields is None:
+                return False
+            transaction.update(ref, fields)
+            return True
+
+        return self._tx(op, fn)
+
+    def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
+        return self._run_tx("take_over_plan", run_id, lambda d: (
+            {"planner": planner, "plan_heartbeat": now, "updated_at": now}
+            if not d["planned"] and d["plan_heartbeat"] < stale_before else None))
+
+    def touch_plan(self, run_id: str, planner: str, now: float) -> bool:
+        return self._run_tx("touch_plan", run_id, lambda d: (
+            {"plan_heartbeat": now}
+            if d["planner"] == planner and not d["planned"] else None))
+
+    def put_units(self, run_id: str, units: Iterable[Unit]) -> None:
+        from google.api_core import exceptions as gexc
+
+        wanted = {u.index: u for u in units}
+        order = sorted(wanted)
+        for i in range(0, len(order), BATCH):
+            chunk = order[i:i + BATCH]
+
+            def write(chunk: list[int] = chunk) -> None:
+                refs = [self._unit_ref(run_id, idx) for idx in chunk]
+                existing = {s.id for s in self._client.get_all(
+                    refs, field_paths=["idx"], retry=None, timeout=TIMEOUT) if s.exists}
+                batch = self._client.batch()
+                for idx, ref in zip(chunk, refs, strict=True):
+                    if ref.id in existing:
+                        continue
+                    u = wanted[idx]
+                    batch.create(ref, {
+                        "idx": idx, "start": u.start, "count": u.count,
+                        "state": UnitState.PENDING.value, "attempts": 0, "generation": 0,
+                        "lease_owner": None, "lease_expires_at": None,
+                    })
+                if len(batch) == 0:
+                    return
+                try:
+                    batch.commit(retry=None, timeout=TIMEOUT)
+                except (gexc.AlreadyExists, gexc.Conflict):
+                    # another planner wrote some of them meanwhile: read again
+                    raise gexc.Aborted("units created concurrently") from None
+
+            self._call("put_units", write)
+
+    def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
+        return self._run_tx("mark_planned", run_id, lambda d: (
+            {"planned": True, "updated_at": now,
+             "state": RunState.RUNNING.value if d["state"] == RunState.PENDING.value
+             else d["state"]}
+            if d["planner"] == planner and not d["planned"] else None))
+
+    def get_run(self, run_id: str) -> Run | None:
+        snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
+        return self._run_from(snap.to_dict()) if snap.exists else None
+
+    def set_run_state(
+        self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
+    ) -> bool:
+        allowed = {s.value for s in expected} if expected is not None else None
+        ref = self._run_ref(run_id)
+
+        def fn(transaction: Any) -> bool:
+            snap = self._read(ref, transaction)
+            if not snap.exists:
+                raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
+            current = snap.get("state")
+            if current == state.value or (allowed is not None and current not in allowed):
+                return False
+            transaction.update(ref, {"state": state.value, "updated_at": now})
+            return True
+
+        return self._tx("set_run_state", fn)
+
+    # -- units ------------------------------------------------------------------------
+    def _pending(self, run_id: str, hint: int) -> list[Any]:
+        """PENDING unit snapshots, lowest index first: from ``hint``, else from 0."""
+        base = self._where(self._units_ref(run_id), "state", "==", UnitState.PENDING.value)
+        if hint > 0:
+            found = self._stream("claim", self._where(base, "idx", ">=", hint)
+                                 .order_by("idx").limit(CANDIDATES))
+            if found:
+                return found
+        return self._stream("claim", base.order_by("idx").limit(CANDIDATES))
+
+    def claim_next_unit(
+        self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
+    ) -> Claim | None:
+        from google.api_core import exceptions as gexc
+
+        deadline = time.monotonic() + self._retry.bound
+        tries = aborted = 0
+        last: BaseException | None = None
+        while True:
+            candidates = self._pending(run_id, max(hint, 0))
+            if not candidates:
+                return None
+            rest = candidates[1:]
+            random.shuffle(rest)
+            for snap in [candidates[0], *rest]:
+                tries += 1
+                try:
+                    if self.claim_mode == "transaction":
+                        return self._transact(
+                            lambda t, ref=snap.reference: self._claim_tx(
+                                t, ref, run_id, owner, lease_seconds, now))
+                    return self._claim_precondition(snap, run_id, owner, lease_seconds, now)
+                except _Lost:
+                    pass
+                except (gexc.Aborted, gexc.DeadlineExceeded, gexc.ServiceUnavailable) as exc:
+                    aborted += 1
+                    last = exc
+                self.lost_races += 1
+            if time.monotonic() >= deadline:
+                raise StoreUnavailableError(
+                    f"{self.uri} claim on run '{run_id}': no candidate could be claimed in "
+                    f"{self._retry.bound:.0f}s ({tries} tries, {aborted} aborted; last "
+                    f"error: {one_line(last) if last else 'lost races'})",
+                    "Firestore contention or an unreachable emulator; retry later or raise "
+                    "DOCFLEET_STORE_RETRY_SECONDS")
+            if aborted:
+                time.sleep(random.uniform(0, 0.2))
+
+    def _claim_tx(self, transaction: Any, ref: Any, run_id: str, owner: str,
+                  lease_seconds: float, now: float) -> Claim:
+        snap = self._read(ref, transaction)
+        claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
+        transaction.update(ref, fields)
+        return claim
+
+    def _claim_precondition(self, snap: Any, run_id: str, owner: str, lease_seconds: float,
+                            now: float) -> Claim:
+        """Move the candidate to RUNNING only if it is unchanged since the query read it
+        (an ``update_time`` precondition): one conditional write, no locks held."""
+        from google.api_core import exceptions as gexc
+
+        claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
+        if self._fault is not None and random.random() < self._fault:
+            raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+        try:
+            snap.reference.update(
+                fields, option=self._client.write_option(last_update_time=snap.update_time),
+                retry=None, timeout=TIMEOUT)
+        except (gexc.FailedPrecondition, gexc.NotFound):
+            raise _Lost from None
+        return claim
+
+    def _claim_fields(self, snap: Any, run_id: str, owner: str, lease_seconds: float,
+                      now: float) -> tuple[Claim, dict[str, Any]]:
+        data = snap.to_dict() if snap.exists else None
+        if data is None or data["state"] != UnitState.PENDING.value:
+            raise _Lost
+        generation = int(data.get("generation") or 0) + 1
+        index = int(data["idx"])
+        token = claim_token(owner, index, generation)
+        expires = now + lease_seconds
+        attempts = int(data.get("attempts") or 0) + 1
+        fields = {
+            "state": UnitState.RUNNING.value, "attempts": attempts, "generation": generation,
+            "lease_owner": token, "lease_expires_at": expires, "claimed_at": now,
+            "worked_by": owner,
+        }
+        return Claim(run_id=run_id, unit_index=index, start=int(data["start"]),
+                     count=int(data["count"]), token=token, attempts=attempts,
+                     lease_expires_at=expires), fields
+
+    def _fenced(self, op: str, claim: Claim,
+                change: Callable[[dict[str, Any]], dict[str, Any]]) -> bool:
+        ref = self._unit_ref(claim.run_id, claim.unit_index)
+
+        def fn(transaction: Any) -> bool:
+            snap = self._read(ref, transaction)
+            data = snap.to_dict() if snap.exists else None
+            if (data is None or data["state"] != UnitState.RUNNING.value
+                    or data.get("lease_owner") != claim.token):
+                return False
+            transaction.update(ref, change(data))
+            return True
+
+        return self._tx(op, fn)
+
+    def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
+        expires = now + lease_seconds
+        if not self._fenced("renew_lease", claim, lambda d: {"lease_expires_at": expires}):
+            return None
+        return Claim(**{**claim.__dict__, "lease_expires_at": expires})
+
+    def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
+        return self._fenced("complete_unit", claim, lambda d: {
+            "state": UnitState.DONE.value, "part_sha256": part_sha256, "finished_at": now,
+            "lease_owner": None, "lease_expires_at": None, "last_error": None,
+        })
+
+    def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
+        def change(d: dict[str, Any]) -> dict[str, Any]:
+            final = int(d.get("attempts") or 0) >= max_attempts
+            fields: dict[str, Any] = {
+                "state": (UnitState.FAILED if final else UnitState.PENDING).value,
+                "last_error": error[:2000], "lease_owner": None, "lease_expires_at": None,
+            }
+            if final:
+                fields["finished_at"] = now
+            return fields
+
+        return self._fenced("fail_unit", claim, change)
+
+    def release_unit(self, claim: Claim, now: float) -> bool:
+        return self._fenced("release_unit", claim, lambda d: {
+            "state": UnitState.PENDING.value,
+            "attempts": max(int(d.get("attempts") or 0) - 1, 0),
+            "lease_owner": None, "lease_expires_at": None,
+        })
+
+    def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
+        query = self._where(
+            self._where(self._units_ref(run_id), "state", "==", UnitState.RUNNING.value),
+            "lease_expires_at", "<", now)
+        moved = 0
+        for snap in self._stream("reclaim", query):
+            ref = snap.reference
+
+            def fn(transaction: Any, ref: Any = ref) -> bool:
+                s = self._read(ref, transaction)
+                d = s.to_dict() if s.exists else None
+                if (d is None or d["state"] != UnitState.RUNNING.value
+                        or d.get("lease_expires_at") is None or d["lease_expires_at"] >= now):
+                    return False
+                attempts = int(d.get("attempts") or 0)
+                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
+                if attempts >= max_attempts:
+                    fields.update({
+                        "state": UnitState.FAILED.value, "finished_at": now,
+                        "last_error": f"lease expired after {attempts} attempts "
+                                      f"(last owner {d.get('lease_owner')})",
+                    })
+                else:
+                    fields["state"] = UnitState.PENDING.value
+                transaction.update(ref, fields)
+                return True
+
+            moved += self._tx("reclaim", fn)
+        return moved
+
+    def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:
+        def fn(transaction: Any) -> bool:
+            s = self._read(ref, transaction)
+            if not s.exists or s.get("state") not in states:
+                return False
+            transaction.update(ref, {"state": UnitState.PENDING.value, "attempts": 0,
+                                     "finished_at": None, **fields})
+            return True
+
+        return self._tx(op, fn)
+
+    def reset_failed_units(self, run_id: str, now: float) -> int:
+        failed = self._stream("reset_failed_units", self._where(
+            self._units_ref(run_id), "state", "==", UnitState.FAILED.value))
+        return sum(self._reopen("reset_failed_units", s.reference, {UnitState.FAILED.value},
+                                {}) for s in failed)
+
+    def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
+        states = {UnitState.DONE.value, UnitState.FAILED.value}
+        return sum(
+            self._reopen("reopen_units", self._unit_ref(run_id, i), states,
+                         {"part_sha256": None, "last_error": reason[:2000]})
+            for i in indexes
+        )
+
+    def progress(self, run_id: str) -> Progress:
+        counts: dict[UnitState, int] = {}
+        for state in UnitState:
+            query = self._where(self._units_ref(run_id), "state", "==", state.value).count()
+            result = self._call("progress", lambda q=query: q.get(retry=None, timeout=TIMEOUT))
+            n = int(result[0][0].value) if result and result[0] else 0
+            if n:
+                counts[state] = n
+        return Progress(counts)
+
+    def units(self, run_id: str) -> list[Unit]:
+        snaps = self._stream("units", self._units_ref(run_id).order_by("idx"))
+        out = []
+        for s in snaps:
+            d = s.to_dict()
+            out.append(Unit(
+                run_id=run_id, index=int(d["idx"]), start=int(d["start"]),
+                count=int(d["count"]), state=UnitState(d["state"]),
+                attempts=int(d.get("attempts") or 0), generation=int(d.get("generation") or 0),
+                lease_owner=d.get("lease_owner"), lease_expires_at=d.get("lease_expires_at"),
+                last_error=d.get("last_error"), claimed_at=d.get("claimed_at"),
+                finished_at=d.get("finished_at"), part_sha256=d.get("part_sha256"),
+                worked_by=d.get("worked_by"),
+            ))
+        return out
+
+    # -- spend and quarantine ---------------------------------------------------------
+    def _spend_ref(self, run_id: str, model: str, shard: int) -> Any:
+        key = hashlib.sha256(model.encode()).hexdigest()[:20]
+        return self._run_ref(run_id).collection(FIRESTORE_SPEND_COLLECTION) \
+            .document(f"{key}.{shard}")
+
+    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
+        shard = random.randrange(SPEND_SHARDS)
+        amount = int(nano_dollars)
+
+        def write() -> None:
+            batch = self._client.batch()
+            for key in (model, TOTAL_SPEND_KEY):
+                batch.set(self._spend_ref(run_id, key, shard),
+                          {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
+            batch.commit(retry=None, timeout=TIMEOUT)
+
+        self._call("add_spend", write)
+
+    def _spend(self, run_id: str) -> dict[str, int]:
+        totals: dict[str, int] = {}
+        for s in self._stream("spend", self._run_ref(run_id)
+                              .collection(FIRESTORE_SPEND_COLLECTION)):
+            d = s.to_dict()
+            totals[d["model"]] = totals.get(d["model"], 0) + int(d.get("nano") or 0)
+        return totals
+
+    def total_spend(self, run_id: str) -> int:
+        return self._spend(run_id).get(TOTAL_SPEND_KEY, 0)
+
+    def spend_by_model(self, run_id: str) -> dict[str, int]:
+        return {m: n for m, n in self._spend(run_id).items() if m != TOTAL_SPEND_KEY}
+
+    def _quarantine_ref(self, run_id: str) -> Any:
+        return self._run_ref(run_id).collection(META_COLLECTION).document("quarantine")
+
+    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
+        names = sorted(set(providers))
+        if names:
+            self._call("quarantine", lambda: self._quarantine_ref(run_id).set(
+                {"providers": self._fs.ArrayUnion(names)}, merge=True, retry=None,
+                timeout=TIMEOUT))
+
+    def quarantined_providers(self, run_id: str) -> set[str]:
+        snap = self._call("quarantine", lambda: self._read(self._quarantine_ref(run_id)))
+        return set(snap.get("providers") or []) if snap.exists else set()
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def open_firestore_store(parsed: ParsedURI) -> FirestoreStateStore:
+    """Open ``firestore://PROJECT[/DATABASE]?prefix=…``. ``?emulator=HOST:PORT`` (tests)
+    is the same as ``FIRESTORE_EMULATOR_HOST``."""
+    if not parsed.netloc:
+        raise ConfigError(f"state URI {parsed.raw!r} names no project",
+                          "use firestore://PROJECT[/DATABASE]?prefix=…")
+    database = parsed.path.strip("/") or None
+    if database and "/" in database:
+        raise ConfigError(f"state URI {parsed.raw!r}: '{database}' is not a database id",
+                          "use firestore://PROJECT[/DATABASE]")
+    emulator = parsed.query.get("emulator")
+    if emulator:  # the client reads it from the environment
+        os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
+    retry = parsed.query.get("retry_seconds")
+    return FirestoreStateStore(parsed.netloc, database, prefix=parsed.query.get("prefix", ""),
+                               retry_seconds=float(retry) if retry else None,
+                               claim_mode=parsed.query.get("claim", "precondition"))
