@@ -1,0 +1,28 @@
+provider "google" {
+  project = var.project_id
+  region  = var.region
+}
+
+module "docfleet" {
+  source = "../../modules/gcp"
+
+  project_id          = var.project_id
+  region              = var.region
+  name                = var.name
+  image               = var.image
+  task_count          = var.task_count
+  parallelism         = var.parallelism
+  task_timeout        = var.task_timeout
+  max_retries         = var.max_retries
+  cpu                 = var.cpu
+  memory              = var.memory
+  settings            = var.settings
+  llm_secrets         = var.llm_secrets
+  firestore_database  = var.firestore_database
+  firestore_location  = var.firestore_location
+  run_retention_days  = var.run_retention_days
+  deletion_protection = var.deletion_protection
+  deployer_members    = var.deployer_members
+  ci_members          = var.ci_members
+  labels              = merge({ app = "docfleet", env = "dev" }, var.labels)
+}

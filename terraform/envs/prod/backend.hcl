@@ -1,0 +1,2 @@
+bucket = "docfleet-tfstate"
+prefix = "docfleet/prod"
