@@ -16,10 +16,11 @@ Read once from the environment at import. With no ``DOCFLEET_FAULT_*`` variable 
   ``root.before`` every unit is DONE and checked, the root manifest not yet written;
   ``root.after``  the root is written, the run not yet marked COMPLETED.
 
-- ``DOCFLEET_FAULT_BLOB_PUT="MODE:SUBSTRING[@N]"``: every put (or only the first N) of a
-  run file whose key contains SUBSTRING fails. MODE ``fail``: nothing is written and the
-  put raises; ``partial``: a truncated object is left at the key and the put raises (an
-  upload cut short); ``crash``: a truncated object is left and the process dies.
+- ``DOCFLEET_FAULT_BLOB_PUT="MODE:SUBSTRING[@N][,…]"``: every put (or only the first N,
+  per process) of a run file whose key contains SUBSTRING fails. MODE ``fail``: nothing
+  is written and the put raises; ``partial``: a truncated object is left at the key and
+  the put raises (an upload cut short); ``crash``: a truncated object is left and the
+  process dies.
 - ``DOCFLEET_FAULT_PLAN_BATCH=N``: plan in batches of N units (to reach ``plan.batch``
   with a small run).
 - ``DOCFLEET_FAULT_CLOCK_SKEW_SECONDS`` (in :mod:`docfleet.clock`): shift this worker's
@@ -57,15 +58,16 @@ def _parse_crash(raw: str) -> dict[str, int]:
     return points
 
 
-def _parse_blob(raw: str) -> tuple[str, str, int | None] | None:
-    if not raw.strip():
-        return None
-    mode, sep, rest = raw.strip().partition(":")
-    target, _, times = rest.rpartition("@") if "@" in rest else (rest, "", "")
-    if mode not in BLOB_MODES or not sep or not target or (times and not times.isdigit()):
-        raise SystemExit(f"error: {BLOB_PUT_ENV}: bad fault {raw!r} "
-                         "(MODE:SUBSTRING[@N], MODE fail|partial|crash)")
-    return mode, target, int(times) if times else None
+def _parse_blob(raw: str) -> list[tuple[str, str, int | None]]:
+    specs = []
+    for item in filter(None, (x.strip() for x in raw.split(","))):
+        mode, sep, rest = item.partition(":")
+        target, _, times = rest.rpartition("@") if "@" in rest else (rest, "", "")
+        if mode not in BLOB_MODES or not sep or not target or (times and not times.isdigit()):
+            raise SystemExit(f"error: {BLOB_PUT_ENV}: bad fault {item!r} "
+                             "(MODE:SUBSTRING[@N], MODE fail|partial|crash)")
+        specs.append((mode, target, int(times) if times else None))
+    return specs
 
 
 _CRASH = _parse_crash(os.environ.get(CRASH_ENV, ""))
@@ -93,14 +95,14 @@ def hit(point: str) -> None:
 def blob_put(blob: BlobStore, key: str, data: bytes) -> None:
     """Before ``blob.put(key, data)``: apply ``DOCFLEET_FAULT_BLOB_PUT`` if it targets
     ``key`` (raise :class:`InjectedBlobFault`, maybe after leaving a truncated object)."""
-    if _BLOB is None or _BLOB[1] not in key:
-        return
-    mode, target, times = _BLOB
-    _passes[f"blob:{target}"] += 1
-    if times is not None and _passes[f"blob:{target}"] > times:
-        return
-    if mode != "fail":
-        blob.put(key, data[: len(data) // 2])
-    if mode == "crash":
-        _die(f"blob.put {key}")
-    raise InjectedBlobFault(f"injected {mode} upload of {key}")
+    for mode, target, times in _BLOB:
+        if target not in key:
+            continue
+        _passes[f"blob:{target}"] += 1
+        if times is not None and _passes[f"blob:{target}"] > times:
+            continue
+        if mode != "fail":
+            blob.put(key, data[: len(data) // 2])
+        if mode == "crash":
+            _die(f"blob.put {key}")
+        raise InjectedBlobFault(f"injected {mode} upload of {key}")

@@ -1,0 +1,789 @@
+"""Chaos scenarios (issue 9), shared by the fast suite (``tests/chaos/``) and the long
+benchmark (``bench/chaos.py``). Every scenario runs real ``docfleet work`` processes with
+the ``bench`` pack against one *stack* (a state store URI, an output URI and, for a cloud
+backend, its emulator), injects its faults with real signals or the kernel's fault
+points (:mod:`docfleet.faults`), lets an engine-like :class:`Supervisor` restart crashed
+tasks, and ends with :func:`audit`: the store, the claim tokens every worker logged, the
+root manifest and ``docfleet verify``. A scenario returns a :class:`Result`; an empty
+``problems`` list means the coordination contract held.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from docfleet.blob import open_blob_store
+from docfleet.manifest import ROOT_KEY, RunFiles, shard_key
+from docfleet.models import RunState, UnitState
+from docfleet.state import open_state_store
+from fleet import cli, events, named, start_worker, worker_env
+
+#: Lease of the fast scenarios: short, with generous waits around it.
+LEASE = 2.0
+#: Events that end one claim in its worker's log.
+TERMINAL = ("unit.done", "unit.fenced", "unit.fail", "lease.release", "unit.abandon",
+            "lease.lost")
+_GEN = re.compile(r"#u(\d+)\.g(\d+)$")
+#: Exit codes an engine retries: a crash fault (137) or a SIGKILL.
+CRASHED = {137, -signal.SIGKILL}
+
+
+def log_time(event: dict[str, Any]) -> float:
+    """Epoch seconds of a JSON log event (millisecond precision)."""
+    return datetime.strptime(event["time"].rstrip("Z") + "+0000",
+                             "%Y-%m-%dT%H:%M:%S.%f%z").timestamp()
+
+
+def generation(token: str) -> int:
+    match = _GEN.search(token)
+    return int(match.group(2)) if match else -1
+
+
+def pct(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+# -- stacks ------------------------------------------------------------------------------------
+@dataclass
+class Stack:
+    """Where a scenario runs: ``state``/``out`` URIs, a scratch directory, and what an
+    outage acts on (the emulator, or the SQLite file)."""
+
+    backend: str
+    state: str
+    out: str
+    root: Path
+    emulator: Any = None  # emulators.Emulator for a cloud backend
+
+    def env(self, run_id: str, total: int | None = None, **settings: Any) -> dict[str, str]:
+        settings.setdefault("lease_seconds", LEASE)
+        settings.setdefault("linger_seconds", 3 * LEASE)
+        settings.setdefault("DOCFLEET_STORE_RETRY_SECONDS", 60)
+        return worker_env(self.state, self.out, run_id, total, **settings)
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        return Path(self.state.removeprefix("sqlite:///")) if self.backend == "sqlite" else None
+
+    def files(self, run_id: str) -> RunFiles:
+        return RunFiles(open_blob_store(self.out), run_id)
+
+
+def new_run_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+# -- results -----------------------------------------------------------------------------------
+@dataclass
+class Result:
+    """One scenario round on one stack."""
+
+    scenario: str
+    backend: str
+    units: int = 0
+    kills: int = 0
+    recovered: int = 0
+    lost: int = 0
+    double: int = 0
+    recover_s: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    problems: list[str] = field(default_factory=list)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def merge_audit(self, audit: Audit) -> None:
+        self.lost += audit.lost
+        self.double += audit.double
+        self.problems += audit.problems
+
+    def check(self) -> None:
+        """Raise AssertionError naming every violated invariant (for the tests)."""
+        assert not self.problems, f"{self.scenario}/{self.backend}: " + "; ".join(self.problems)
+        assert self.lost == 0 and self.double == 0, self
+
+
+# -- processes ---------------------------------------------------------------------------------
+@dataclass
+class Task:
+    """One worker process of a supervisor slot."""
+
+    slot: int
+    proc: subprocess.Popen
+    log: Path
+    started: float
+    exited: float | None = None
+    code: int | None = None
+
+
+@dataclass
+class Fault:
+    """A kill or a crash: when, which task, and what it was doing."""
+
+    at: float
+    log: Path
+    kind: str
+
+
+class Supervisor:
+    """An engine in miniature (a Cloud Run job, an Indexed Job): ``slots`` tasks of one
+    run; a task that crashed (exit 137) or was SIGKILLed is restarted, as an engine retries
+    a failed task, up to ``max_restarts`` times per slot. A restarted task keeps the base
+    environment and ``sticky`` faults but loses one-shot ``first`` faults."""
+
+    def __init__(self, stack: Stack, env: dict[str, str], logs: Path, slots: int,
+                 max_restarts: int = 6, sticky: dict[str, str] | None = None,
+                 restart_env: Callable[[], dict[str, str]] | None = None) -> None:
+        self.stack = stack
+        self.env = env
+        self.logs = logs
+        self.slots = slots
+        self.max_restarts = max_restarts
+        self.sticky = sticky or {}
+        self.restart_env = restart_env
+        self.tasks: list[Task] = []
+        self.live: dict[int, Task] = {}
+        self.restarts: dict[int, int] = defaultdict(int)
+        self.faults: list[Fault] = []
+        self.finished: dict[int, int] = {}
+
+    def start(self, slot: int, extra: dict[str, str] | None = None) -> Task:
+        attempt = sum(1 for t in self.tasks if t.slot == slot)
+        env = {**self.env, **self.sticky, **(extra or {}),
+               "DOCFLEET_TASK_INDEX": str(slot), "DOCFLEET_TASK_COUNT": str(self.slots)}
+        log = self.logs / f"task-{slot}-{attempt}.log"
+        task = Task(slot, start_worker(env, log), log, time.time())
+        self.tasks.append(task)
+        self.live[slot] = task
+        return task
+
+    def kill(self, task: Task, sig: int = signal.SIGKILL) -> None:
+        if task.proc.poll() is None:
+            task.proc.send_signal(sig)
+            if sig == signal.SIGKILL:
+                self.faults.append(Fault(time.time(), task.log, "sigkill"))
+
+    def poll(self) -> None:
+        """Reap exited tasks; restart crashed ones."""
+        for slot, task in list(self.live.items()):
+            code = task.proc.poll()
+            if code is None:
+                continue
+            task.exited, task.code = time.time(), code
+            del self.live[slot]
+            if code == 137:
+                self.faults.append(Fault(task.exited, task.log, "crash"))
+            if code in CRASHED and self.restarts[slot] < self.max_restarts:
+                self.restarts[slot] += 1
+                self.start(slot, self.restart_env() if self.restart_env else None)
+            else:
+                self.finished[slot] = code
+
+    def wait(self, timeout: float, tick: Callable[[], None] | None = None) -> list[int]:
+        """Run until every slot finished; returns each slot's last exit code."""
+        deadline = time.monotonic() + timeout
+        while self.live and time.monotonic() < deadline:
+            self.poll()
+            if tick is not None:
+                tick()
+            time.sleep(0.1)
+        self.poll()
+        for task in self.live.values():
+            task.proc.kill()
+            task.proc.wait()
+        if self.live:
+            raise AssertionError(f"tasks still running after {timeout:.0f}s: "
+                                 f"{[t.log.name for t in self.live.values()]}")
+        return [self.finished[s] for s in sorted(self.finished)]
+
+    def stop_all(self) -> None:
+        for task in self.live.values():
+            if task.proc.poll() is None:
+                task.proc.kill()
+                task.proc.wait()
+
+
+# -- the audit ---------------------------------------------------------------------------------
+@dataclass
+class Claim:
+    unit: int
+    token: str
+    gen: int
+    at: float
+    log: Path
+    end: str | None = None
+    end_at: float | None = None
+
+
+@dataclass
+class Audit:
+    claims: dict[int, list[Claim]]
+    dones: dict[int, list[Claim]]
+    evts: list[dict[str, Any]]
+    lost: int = 0
+    double: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def read_claims(logs: Iterable[Path]) -> tuple[dict[int, list[Claim]], list[dict[str, Any]]]:
+    """Every claim in the workers' logs, with the event that ended it in its own log (a
+    worker holds one unit at a time, so the next terminal event is that claim's)."""
+    claims: dict[int, list[Claim]] = defaultdict(list)
+    everything: list[dict[str, Any]] = []
+    for log in logs:
+        current: Claim | None = None
+        for evt in events(log):
+            evt["_log"] = log
+            everything.append(evt)
+            name = evt.get("event")
+            if name == "unit.claim":
+                current = Claim(evt["unit"], evt["token"], generation(evt["token"]),
+                                log_time(evt), log)
+                claims[current.unit].append(current)
+            elif name in TERMINAL and current is not None and evt.get("unit") == current.unit:
+                current.end, current.end_at = name, log_time(evt)
+                current = None
+    for unit_claims in claims.values():
+        unit_claims.sort(key=lambda c: c.gen)
+    return claims, everything
+
+
+def audit(stack: Stack, run_id: str, units: int, logs: Iterable[Path], *,
+          complete: bool = True) -> Audit:
+    """Check the contract after a scenario (``logs``: every worker log of one phase).
+
+    - atomic claim: no two logged claims of a unit share a claim generation;
+    - fencing: at most one ``unit.done`` per unit, and it is by the unit's newest claim (a
+      stale lease never completes); a claim released or failed cleanly ends before the
+      next claim of that unit starts (no two live leases at once);
+    - completion (``complete``): every unit DONE, the run COMPLETED, the root manifest
+      written at most once, and ``docfleet verify`` passes (every document and shard
+      present and matching its part);
+    - a store generation at least the newest logged one (no claim the logs missed).
+    """
+    claims, evts = read_claims(list(logs))
+    result = Audit(claims, defaultdict(list), evts)
+    by_token = {c.token: c for cs in claims.values() for c in cs}
+    for evt in named(evts, "unit.done"):
+        claim = by_token.get(evt["token"])
+        if claim is None:
+            result.problems.append(f"unit.done of unknown token {evt['token']}")
+            continue
+        result.dones[claim.unit].append(claim)
+    for unit, unit_claims in claims.items():
+        gens = [c.gen for c in unit_claims]
+        if len(gens) != len(set(gens)):
+            result.problems.append(f"unit {unit}: two claims share a generation {gens}")
+            result.double += 1
+        done = result.dones.get(unit, [])
+        if len(done) > 1:
+            result.double += len(done) - 1
+            result.problems.append(f"unit {unit} completed {len(done)} times "
+                                   f"({[c.token for c in done]})")
+        if done and done[0].gen != max(gens):
+            result.double += 1
+            result.problems.append(f"unit {unit} completed by stale claim g{done[0].gen}, "
+                                   f"newest is g{max(gens)}")
+        for before, after in itertools.pairwise(unit_claims):
+            if before.end in ("lease.release", "unit.fail") and before.end_at is not None \
+                    and after.at < before.end_at - 1.0:
+                result.problems.append(
+                    f"unit {unit}: g{after.gen} claimed {before.end_at - after.at:.2f}s "
+                    f"before g{before.gen} ended ({before.end})")
+    if not complete:
+        return result
+    store = open_state_store(stack.state)
+    try:
+        stored = store.units(run_id)
+        run = store.get_run(run_id)
+    finally:
+        store.close()
+    if len(stored) != units:
+        result.problems.append(f"{len(stored)} units in the store, expected {units}")
+    not_done = [u.index for u in stored if u.state != UnitState.DONE]
+    result.lost += len(not_done) + max(0, units - len(stored))
+    if not_done:
+        result.problems.append(f"units not DONE: {not_done}")
+    for u in stored:
+        logged = [c.gen for c in claims.get(u.index, [])]
+        if logged and u.generation < max(logged):
+            result.problems.append(f"unit {u.index}: store generation {u.generation} < "
+                                   f"logged g{max(logged)}")
+    if run is None or run.state != RunState.COMPLETED:
+        result.problems.append(f"run is {run.state.value if run else 'missing'}, not COMPLETED")
+    if len(named(evts, "manifest.root")) > 1:
+        result.double += 1
+        result.problems.append(f"root manifest written {len(named(evts, 'manifest.root'))} "
+                               "times")
+    verified = cli("verify", run_id, "--out", stack.out)
+    if verified.returncode != 0:
+        result.lost += 1
+        result.problems.append(f"verify failed: {verified.stderr.strip()[-500:]}")
+    return result
+
+
+def in_flight(log: Path, before: float) -> Claim | None:
+    """The claim a task held when it died (a claim with no terminal event)."""
+    claims, _ = read_claims([log])
+    open_claims = [c for cs in claims.values() for c in cs if c.end is None and c.at <= before]
+    return max(open_claims, key=lambda c: c.at, default=None)
+
+
+def recovery_times(faults: list[Fault], claims: dict[int, list[Claim]],
+                   evts: list[dict[str, Any]], completed_at: float | None) -> list[float]:
+    """Per fault: seconds until its in-flight unit was claimed again by another task, or
+    (a fault outside any unit: planning, finalizing) until the next claim or completion."""
+    out = []
+    for fault in faults:
+        held = in_flight(fault.log, fault.at)
+        if held is not None:
+            later = [c.at for c in claims.get(held.unit, []) if c.gen > held.gen]
+            if later:
+                out.append(max(0.0, min(later) - fault.at))
+                continue
+        nxt = [log_time(e) for e in evts
+               if e.get("event") in ("unit.claim", "manifest.root") and e["_log"] != fault.log
+               and log_time(e) > fault.at]
+        if nxt:
+            out.append(min(nxt) - fault.at)
+        elif completed_at is not None:
+            out.append(max(0.0, completed_at - fault.at))
+    return out
+
+
+def run_state(stack: Stack, run_id: str) -> RunState | None:
+    store = open_state_store(stack.state)
+    try:
+        run = store.get_run(run_id)
+        return run.state if run else None
+    finally:
+        store.close()
+
+
+def wait_event(log: Path, name: str, timeout: float = 60, **match: Any) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for evt in named(events(log), name):
+            if all(evt.get(k) == v for k, v in match.items()):
+                return evt
+        time.sleep(0.05)
+    raise AssertionError(f"no {name} {match} in {log} within {timeout}s:\n"
+                         + (log.read_text()[-3000:] if log.exists() else "(no log)"))
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+def storm(stack: Stack, rng: random.Random, tasks: int = 16) -> Result:
+    """1. Cold-start storm: ``tasks`` processes started within one second plan once and
+    complete each unit once; the token audit finds no unit held by two live leases."""
+    res = Result("1-cold-start-storm", stack.backend)
+    run_id = new_run_id("storm")
+    units = 3 * tasks
+    env = stack.env(run_id, units * 4, unit_size=4, BENCH_DOC_MS=rng.choice([5, 10, 20]))
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, tasks, max_restarts=0)
+    for slot in rng.sample(range(tasks), tasks):
+        sup.start(slot)
+    res.notes["spawn_s"] = round(time.time() - t0, 3)
+    codes = sup.wait(180)
+    res.units = units
+    if codes != [0] * tasks:
+        res.problems.append(f"exit codes {codes}")
+    a = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(a)
+    won = named(a.evts, "plan.won")
+    others = named(a.evts, "plan.resumed") + named(a.evts, "plan.wait")
+    if len(won) != 1 or len(others) != tasks - 1:
+        res.problems.append(f"{len(won)} planner(s), {len(others)} resumed/waiting")
+    multi = {u: len(cs) for u, cs in a.claims.items() if len(cs) != 1}
+    if multi or len(a.claims) != units:
+        res.problems.append(f"claims per unit not exactly one: {multi}, {len(a.claims)} units")
+    # no two live leases: every unit's single claim spans claim → done, and no other
+    # token of that unit exists in any log
+    res.recovered = res.kills = 0
+    res.seconds = time.time() - t0
+    return res
+
+
+def kills(stack: Stack, rng: random.Random, slots: int = 3, random_kills: int = 2) -> Result:
+    """2. SIGKILL at random points: the planner dies mid-plan (takeover), a task dies
+    between its part write and its completion, the finalizer dies before or after the
+    root write, and a monkey SIGKILLs random tasks; the supervisor restarts them. After
+    recovery every unit is DONE once, the root is written once and verify passes."""
+    res = Result("2-sigkill-points", stack.backend)
+    run_id = new_run_id("kill")
+    units = 12
+    env = stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=40, FAULT_PLAN_BATCH=4)
+    logs = stack.root / run_id
+    t0 = time.time()
+    plan_point = rng.choice(["plan.start@1", "plan.batch@1", "plan.batch@2"])
+    root_point = rng.choice(["root.before@1", "root.after@1"])
+
+    def root_fault() -> dict[str, str]:
+        """Until a finalizer died at the root, every (re)started task carries the fault."""
+        fired = any(e.get("point", "").startswith("root.")
+                    for t in sup.tasks for e in named(events(t.log), "fault.crash"))
+        return {} if fired else {"DOCFLEET_FAULT_CRASH": root_point}
+
+    sup = Supervisor(stack, env, logs, slots, restart_env=root_fault)
+    first = sup.start(0, {"DOCFLEET_FAULT_CRASH": f"{plan_point},{root_point}"})
+    wait_event(first.log, "fault.crash", 60)
+    first.proc.wait(10)
+    sup.poll()
+    for slot in range(1, slots):
+        point = f"unit.part@{rng.randint(1, 2)}" if slot == 1 else root_point
+        sup.start(slot, {"DOCFLEET_FAULT_CRASH": f"{point},{root_point}"})
+    kill_at = sorted(time.time() + rng.uniform(2 * LEASE, 6 * LEASE) for _ in range(random_kills))
+    completed: list[float] = []
+
+    def monkey() -> None:
+        if not completed and run_state(stack, run_id) == RunState.COMPLETED:
+            completed.append(time.time())
+        if kill_at and time.time() >= kill_at[0] and not completed:
+            kill_at.pop(0)
+            live = [t for t in sup.live.values() if t.proc.poll() is None]
+            if live:
+                sup.kill(rng.choice(live))
+
+    codes = sup.wait(240, monkey)
+    res.units = units
+    if any(c != 0 for c in codes):
+        res.problems.append(f"final exit codes {codes}")
+    a = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(a)
+    res.kills = len(sup.faults)
+    res.recover_s = recovery_times(sup.faults, a.claims, a.evts, completed[0] if completed
+                                   else None)
+    res.recovered = res.kills if not a.problems and not res.problems else 0
+    takeovers = named(a.evts, "plan.takeover")
+    if not takeovers:
+        res.problems.append(f"no plan takeover after the planner died at {plan_point}")
+    points = [e.get("point") for e in named(a.evts, "fault.crash")]
+    if not any(p.startswith("root.") for p in points):
+        res.problems.append(f"the root fault never fired: {points}")
+    res.notes.update(plan=plan_point, root=root_point, crashes=points,
+                     restarts=sum(sup.restarts.values()))
+    res.seconds = time.time() - t0
+    return res
+
+
+def sigstop(stack: Stack, rng: random.Random) -> Result:
+    """3. SIGSTOP a worker past its lease: a peer reclaims its unit; on SIGCONT its renew
+    or completion is refused (fencing) and it abandons the unit; outputs stay intact."""
+    res = Result("3-sigstop-fencing", stack.backend)
+    run_id = new_run_id("stop")
+    units = 2
+    env = stack.env(run_id, units * 10, unit_size=10, BENCH_DOC_MS=150)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, 2, max_restarts=0)
+    stale = sup.start(0)
+    claim = wait_event(stale.log, "unit.claim", 60)
+    stale.proc.send_signal(signal.SIGSTOP)
+    stopped = time.time()
+    peer = sup.start(1)
+    # the peer reclaims the stale unit once its lease ran out (+ margins)
+    retaken = None
+    deadline = time.monotonic() + 60
+    while retaken is None and time.monotonic() < deadline:
+        retaken = next((e for e in named(events(peer.log), "unit.claim")
+                        if e["unit"] == claim["unit"]), None)
+        time.sleep(0.1)
+    pause = time.time() - stopped
+    stale.proc.send_signal(signal.SIGCONT)
+    codes = sup.wait(120)
+    res.units, res.kills = units, 1
+    if retaken is None:
+        res.problems.append(f"the stopped worker's unit {claim['unit']} was never reclaimed")
+    else:
+        res.recover_s.append(log_time(retaken) - stopped)
+    stale_evts = events(stale.log)
+    if not (named(stale_evts, "lease.lost") or named(stale_evts, "unit.fenced")):
+        res.problems.append("the woken worker was not fenced (no lease.lost / unit.fenced)")
+    if any(e["unit"] == claim["unit"] for e in named(stale_evts, "unit.done")):
+        res.problems.append("the stale worker completed the reclaimed unit")
+    if codes != [0, 0]:
+        res.problems.append(f"exit codes {codes}")
+    res.merge_audit(audit(stack, run_id, units, [t.log for t in sup.tasks]))
+    res.recovered = int(not res.problems)
+    res.notes["paused_s"] = round(pause, 2)
+    res.seconds = time.time() - t0
+    return res
+
+
+def sigterm(stack: Stack, rng: random.Random, grace: float = 8.0) -> Result:
+    """4. SIGTERM with a Cloud Run grace (8 s): the unit is released within the grace and
+    a lingering peer takes it at once (the lease is 60 s: only the release frees it)."""
+    res = Result("4-sigterm-release", stack.backend)
+    run_id = new_run_id("term")
+    env = stack.env(run_id, 80, unit_size=80, BENCH_DOC_MS=100, lease_seconds=60,
+                    linger_seconds=60)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, 2, max_restarts=0)
+    first = sup.start(0)
+    claim = wait_event(first.log, "unit.claim", 60)
+    peer = sup.start(1)
+    wait_event(peer.log, "plan.resumed", 60)
+    time.sleep(0.5 + rng.random())  # the peer is lingering now
+    sent = time.time()
+    first.proc.send_signal(signal.SIGTERM)
+    try:
+        code = first.proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        first.proc.kill()  # the engine's SIGKILL at the end of the grace
+        code = first.proc.wait()
+        res.problems.append(f"the task did not exit within the {grace:.0f}s grace")
+    exit_s = time.time() - sent
+    taken = wait_event(peer.log, "unit.claim", 30, unit=claim["unit"])
+    codes = sup.wait(90)
+    res.units, res.kills = 1, 1
+    release = named(events(first.log), "lease.release")
+    if code != 143 or not release:
+        res.problems.append(f"exit {code}, release events {len(release)}")
+    else:
+        res.recover_s.append(log_time(taken) - log_time(release[0]))
+    if codes[-1] != 0:
+        res.problems.append(f"peer exit {codes}")
+    res.merge_audit(audit(stack, run_id, 1, [t.log for t in sup.tasks]))
+    res.recovered = int(not res.problems)
+    res.notes["exit_after_sigterm_s"] = round(exit_s, 2)
+    res.seconds = time.time() - t0
+    return res
+
+
+def poison(stack: Stack, rng: random.Random) -> Result:
+    """5. A document that kills its process every time: the unit is FAILED after
+    max_attempts while the rest completes; the exit code and log name the hole; after the
+    fault is removed ``docfleet resume`` and one worker complete the run."""
+    res = Result("5-poison-unit", stack.backend)
+    run_id = new_run_id("poison")
+    units, size = 6, 5
+    bad_unit = rng.randrange(units)
+    bad_doc = bad_unit * size + rng.randrange(size)
+    env = stack.env(run_id, units * size, unit_size=size, MAX_ATTEMPTS=2, BENCH_DOC_MS=20)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, 2, max_restarts=4,
+                     sticky={"DOCFLEET_BENCH_CRASH_INDEXES": str(bad_doc)})
+    sup.start(0)
+    sup.start(1)
+    codes = sup.wait(180)
+    res.units, res.kills = units, len(sup.faults)
+    store = open_state_store(stack.state)
+    try:
+        states = {u.index: u for u in store.units(run_id)}
+    finally:
+        store.close()
+    failed = [i for i, u in states.items() if u.state == UnitState.FAILED]
+    if failed != [bad_unit] or states[bad_unit].attempts != 2:
+        res.problems.append(f"FAILED units {failed} (expected [{bad_unit}] after 2 attempts)")
+    done = sum(u.state == UnitState.DONE for u in states.values())
+    if done != units - 1:
+        res.problems.append(f"{done} DONE units, expected {units - 1}")
+    if 1 not in codes:
+        res.problems.append(f"no task exited 1 to name the hole: {codes}")
+    holes = [e for t in sup.tasks for e in named(events(t.log), "unit.failed")]
+    if not holes or holes[0]["unit"] != bad_unit:
+        res.problems.append(f"no unit.failed event naming unit {bad_unit}")
+    if stack.files(run_id).exists(ROOT_KEY):
+        res.problems.append("a root manifest was written over a FAILED unit")
+    first_phase = [t.log for t in sup.tasks]
+    phase1 = audit(stack, run_id, units, first_phase, complete=False)
+    res.merge_audit(phase1)
+    resumed = cli("resume", run_id, "--state", stack.state, "--out", stack.out)
+    if resumed.returncode != 0 or "1 failed unit(s) reset" not in resumed.stdout:
+        res.problems.append(f"resume: {resumed.stdout} {resumed.stderr}")
+    t_resume = time.time()
+    after = start_worker({**env, "DOCFLEET_TASK_INDEX": "0"}, logs / "after.log")
+    if after.wait(120) != 0:
+        res.problems.append("the worker after resume did not exit 0")
+    res.recover_s.append(time.time() - t_resume)
+    final = audit(stack, run_id, units, [logs / "after.log"])
+    res.merge_audit(final)
+    res.recovered = int(not res.problems)
+    res.seconds = time.time() - t0
+    return res
+
+
+def hold_sqlite_lock(path: Path, seconds: float) -> subprocess.Popen:
+    """Another process takes the SQLite file's write lock (BEGIN EXCLUSIVE) for
+    ``seconds``."""
+    code = ("import sqlite3, sys, time\n"
+            "c = sqlite3.connect(sys.argv[1], timeout=60, isolation_level=None)\n"
+            "c.execute('BEGIN EXCLUSIVE')\nprint('locked', flush=True)\n"
+            "time.sleep(float(sys.argv[2]))\nc.execute('COMMIT')\n")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(path), str(seconds)],
+                            stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "locked"
+    return proc
+
+
+def outage(stack: Stack, rng: random.Random, seconds: float | None = None) -> Result:
+    """6. Store outage mid-run: the SQLite file locked by another process, or the emulator
+    frozen (SIGSTOP: calls hang) or stopped and restarted (calls are refused), for 5-10 s.
+    Workers back off, keep or cleanly lose their leases, and the run completes."""
+    res = Result("6-store-outage", stack.backend)
+    run_id = new_run_id("outage")
+    units = 8
+    seconds = seconds if seconds is not None else rng.uniform(5, 10)
+    env = stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=60)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, 3)
+    for slot in range(3):
+        sup.start(slot)
+    wait_event(sup.tasks[0].log, "unit.done", 60)
+    kind = "lock"
+    began = time.time()
+    if stack.sqlite_path is not None:
+        locker = hold_sqlite_lock(stack.sqlite_path, seconds)
+        locker.wait(seconds + 30)
+    else:
+        restartable = getattr(stack.emulator, "persistent", False)
+        kind = rng.choice(["freeze", "restart"]) if restartable else "freeze"
+        if kind == "freeze":
+            stack.emulator.freeze()
+            time.sleep(seconds)
+            stack.emulator.thaw()
+        else:
+            stack.emulator.stop()
+            time.sleep(seconds)
+            stack.emulator.start()
+    ended = time.time()
+    codes = sup.wait(240)
+    res.units, res.kills = units, 1
+    if any(c != 0 for c in codes):
+        res.problems.append(f"exit codes {codes}")
+    a = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(a)
+    after = [log_time(e) for e in named(a.evts, "unit.done") if log_time(e) > ended]
+    if after:
+        res.recover_s.append(min(after) - ended)
+    res.recovered = int(not res.problems)
+    res.notes.update(kind=kind, outage_s=round(ended - began, 1),
+                     lost_leases=len(named(a.evts, "lease.lost")))
+    res.seconds = time.time() - t0
+    return res
+
+
+def skew(stack: Stack, rng: random.Random, factor: float = 3.0) -> Result:
+    """7. Clock skew: one worker's clock ahead by ``factor`` leases and one behind by as
+    much, among two honest peers. Skewed clocks make live leases look expired (wasted work,
+    lost leases) but fencing on claim tokens still gives every unit one completion."""
+    res = Result("7-clock-skew", stack.backend)
+    run_id = new_run_id("skew")
+    units = 10
+    # attempts are not the point here: a stolen claim still counts one
+    env = stack.env(run_id, units * 6, unit_size=6, BENCH_DOC_MS=80, MAX_ATTEMPTS=20)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, 4, max_restarts=0)
+    sup.start(0)
+    sup.start(1)
+    wait_event(sup.tasks[0].log, "unit.claim", 60)
+    offset = factor * LEASE
+    sup.start(2, {"DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": str(offset)})
+    sup.start(3, {"DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": str(-offset)})
+    codes = sup.wait(180)
+    res.units = units
+    if any(c != 0 for c in codes):
+        res.problems.append(f"exit codes {codes}")
+    a = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(a)
+    steals = len(named(a.evts, "lease.lost")) + len(named(a.evts, "unit.fenced"))
+    res.kills = steals
+    res.recovered = steals if not res.problems else 0
+    res.notes.update(skew_s=offset, fenced=steals)
+    res.seconds = time.time() - t0
+    return res
+
+
+def blob_faults(stack: Stack, rng: random.Random) -> Result:
+    """8. Blob faults: a failed shard upload, a partial (truncated) document upload and a
+    partial upload that kills its task are retried to an intact run; then, in a second run,
+    a DONE unit's shard deleted before finalize makes the root refuse the gap naming the
+    unit, and ``docfleet resume`` regenerates it."""
+    res = Result("8-blob-faults", stack.backend)
+    t0 = time.time()
+    run_id = new_run_id("blob")
+    units, size = 6, 4
+    env = stack.env(run_id, units * size, unit_size=size, BENCH_DOC_MS=20, MAX_ATTEMPTS=6)
+    logs = stack.root / run_id
+    bad = rng.sample(range(units), 3)
+    spec = (f"fail:{shard_key('items', bad[0])}@1,partial:documents/{bad[1] * size:06d}@1,"
+            f"crash:manifest/unit-{bad[2]:06d}@1")
+    sup = Supervisor(stack, env, logs, 3)
+    for slot in range(3):  # every first task carries the faults; a restarted one does not
+        sup.start(slot, {"DOCFLEET_FAULT_BLOB_PUT": spec})
+    codes = sup.wait(180)
+    if any(c != 0 for c in codes):
+        res.problems.append(f"exit codes {codes}")
+    a = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(a)
+    res.kills = len(named(a.evts, "unit.fail")) + len(sup.faults)
+    res.units = units
+    # the second run: a shard deleted before finalize
+    run2 = new_run_id("gap")
+    env2 = stack.env(run2, 4 * size, unit_size=size, BENCH_DOC_MS=200, lease_seconds=60)
+    logs2 = stack.root / run2
+    worker = start_worker(env2, logs2 / "w.log")
+    victim = rng.randrange(2)
+    wait_event(logs2 / "w.log", "unit.done", 60, unit=victim)
+    worker.send_signal(signal.SIGSTOP)
+    files = stack.files(run2)
+    files.blob.delete(files.key(shard_key("items", victim)))
+    worker.send_signal(signal.SIGCONT)
+    code = worker.wait(90)
+    gap = named(events(logs2 / "w.log"), "manifest.gap")
+    if code != 1 or not gap or f"unit {victim}:" not in gap[0]["message"]:
+        res.problems.append(f"finalize over a deleted shard: exit {code}, gap events {gap}")
+    if files.exists(ROOT_KEY):
+        res.problems.append("a root manifest was written over the gap")
+    if cli("verify", run2, "--out", stack.out).returncode == 0:
+        res.problems.append("verify passed an incomplete run")
+    t_resume = time.time()
+    resumed = cli("resume", run2, "--state", stack.state, "--out", stack.out)
+    if "1 damaged unit(s) reopened" not in resumed.stdout:
+        res.problems.append(f"resume: {resumed.stdout} {resumed.stderr}")
+    if start_worker(env2, logs2 / "again.log").wait(90) != 0:
+        res.problems.append("the worker after resume did not exit 0")
+    res.recover_s.append(time.time() - t_resume)
+    res.merge_audit(audit(stack, run2, 4, [logs2 / "again.log"]))
+    res.kills += 1
+    res.units += 4
+    res.recovered = res.kills if not res.problems else 0
+    res.notes.update(failed_puts=bad)
+    res.seconds = time.time() - t0
+    return res
+
+
+SCENARIOS: dict[str, Callable[[Stack, random.Random], Result]] = {
+    "storm": storm,
+    "kills": kills,
+    "sigstop": sigstop,
+    "sigterm": sigterm,
+    "poison": poison,
+    "outage": outage,
+    "skew": skew,
+    "blob": blob_faults,
+}
+
+
+def os_env_without_docfleet() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
