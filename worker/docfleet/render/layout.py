@@ -67,6 +67,13 @@ EXTRACT_JS = r"""
         range.setEnd(node, m.index + m[0].length);
         const b = union(range.getClientRects());
         if (!b) continue;
+        const cell = node.parentElement ? node.parentElement.closest('td,th') : null;
+        if (cell) {
+          const c = cell.getBoundingClientRect();
+          if (b[0] < c.left - 1 || b[2] > c.right + 1 || b[1] < c.top - 1 || b[3] > c.bottom + 1) {
+            out.faults.push(`word ${m[0]} is clipped by its cell on page ${n}`);
+          }
+        }
         out.words.push({page: n, text: m[0],
                         box: [b[0] - p.left, b[1] - p.top, b[2] - p.left, b[3] - p.top],
                         field: owner ? owner.dataset.field : null,

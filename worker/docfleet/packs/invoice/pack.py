@@ -54,17 +54,22 @@ class _Pending:
 class InvoiceSession:
     """One task's renderer. ``render`` yields documents in index order."""
 
-    def __init__(self, options: InvoiceOptions, chromium_path: str, pages: int) -> None:
+    def __init__(self, options: InvoiceOptions, chromium_path: str, pages: int,
+                 chromium: Chromium | None = None) -> None:
+        """``chromium``: a browser to borrow (not closed by :meth:`close`); by default the
+        session starts its own on first use."""
         self.options = options
         self.source = InvoiceSource(options)
         self.chromium_path = chromium_path
-        self.pages = pages
-        self._chromium: Chromium | None = None
+        self.pages = chromium.pages if chromium else pages
+        self._chromium: Chromium | None = chromium
+        self._owns_chromium = chromium is None
 
     @property
     def chromium(self) -> Chromium:
         if self._chromium is None:
             self._chromium = Chromium(self.chromium_path, self.pages)
+            self._owns_chromium = True
         return self._chromium
 
     def prepare(self, run_id: str, index: int) -> tuple[Invoice, str, list[PrintedField], int]:
@@ -150,9 +155,9 @@ class InvoiceSession:
         )
 
     def close(self) -> None:
-        if self._chromium is not None:
+        if self._chromium is not None and self._owns_chromium:
             self._chromium.close()
-            self._chromium = None
+        self._chromium = None
 
 
 class InvoicePack:

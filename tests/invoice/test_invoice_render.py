@@ -1,0 +1,227 @@
+"""Invoices through the real Chromium: valid PDFs carrying the golden text, field and word
+boxes that hold their text, multi-page, scan, and byte-determinism across processes."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pypdfium2 as pdfium
+import pytest
+from pypdf import PdfReader
+
+from conftest import require
+from docfleet.packs.base import RenderedDocument
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.invoice.options import ARCHETYPES, parse_options
+from docfleet.packs.invoice.pack import InvoiceSession
+from docfleet.packs.invoice.schema import TABLES
+from docfleet.render.browser import Chromium
+from docfleet.render.scan import ScanParams
+from docfleet.seeding import document_seed
+from docfleet.settings import load_settings
+from docfleet.shards import shard_bytes
+from pdftext import normalise, page_texts, text_in_boxes
+
+LOCALES = tuple(JURISDICTIONS)
+PER_COMBO = 3
+
+#: renders a unit in a fresh process and prints the sha256 of every file and shard
+UNIT_SCRIPT = """
+import hashlib, json, sys
+from docfleet.packs.invoice.options import parse_options
+from docfleet.packs.invoice.pack import InvoiceSession
+from docfleet.packs.invoice.schema import TABLES
+from docfleet.shards import shard_bytes
+session = InvoiceSession(parse_options({"conditions": "clean:1,scan:1"}), sys.argv[1], 2)
+out, rows = {}, {t: [] for t in TABLES}
+try:
+    for doc in session.render("twice", range(40, 48)):
+        for name, data in doc.files.items():
+            out[name] = hashlib.sha256(data).hexdigest()
+        for t, r in doc.rows.items():
+            rows[t].extend(r)
+finally:
+    session.close()
+for t, schema in TABLES.items():
+    out[t] = hashlib.sha256(shard_bytes(schema, rows[t])).hexdigest()
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def squash(text: str) -> str:
+    """Text without any whitespace: pdfium synthesises spaces from glyph gaps, so the box
+    check compares every printed character, in order, ignoring spacing."""
+    return "".join(normalise(text).split())
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Chromium]:
+    path = load_settings().chromium_path
+    require(Path(path).exists(), f"Chromium at {path}")
+    browser = Chromium(path, pages=2)
+    yield browser
+    browser.close()
+
+
+def render(chromium: Chromium, run_id: str, indexes: range, **options: Any
+           ) -> list[RenderedDocument]:
+    session = InvoiceSession(parse_options(options), chromium.executable, chromium.pages,
+                             chromium=chromium)
+    try:
+        return list(session.render(run_id, indexes))
+    finally:
+        session.close()
+
+
+def pdf_of(doc: RenderedDocument) -> bytes:
+    (data,) = doc.files.values()
+    return data
+
+
+@pytest.fixture(scope="module")
+def samples(chromium: Chromium) -> dict[tuple[str, str], list[RenderedDocument]]:
+    """PER_COMBO clean documents for every archetype x locale."""
+    out = {}
+    for archetype in ARCHETYPES:
+        for locale in LOCALES:
+            out[(archetype, locale)] = render(
+                chromium, f"box-{archetype}-{locale}", range(PER_COMBO),
+                archetypes=archetype, locales=locale, conditions="clean", lines="1-12")
+    return out
+
+
+def all_samples(samples: dict) -> list[RenderedDocument]:
+    return [doc for docs in samples.values() for doc in docs]
+
+
+def test_every_archetype_and_locale_renders_a_valid_pdf_with_the_golden_values(
+    samples: dict[tuple[str, str], list[RenderedDocument]],
+) -> None:
+    assert len(samples) == len(ARCHETYPES) * len(LOCALES) == 16
+    for (archetype, locale), docs in samples.items():
+        for doc in docs:
+            data = pdf_of(doc)
+            invoice = doc.rows["invoices"][0]
+            assert (invoice["archetype"], invoice["locale"]) == (archetype, locale)
+            reader = PdfReader(io.BytesIO(data))
+            assert len(reader.pages) == invoice["page_count"] >= 1
+            box = reader.pages[0].mediabox
+            assert float(box.width) == pytest.approx(invoice["page_width"], abs=0.5)
+            text = squash(" ".join(page_texts(data)))
+            for row in doc.rows["fields"]:
+                assert squash(row["text"]) in text, (archetype, locale, row)
+            for value in ("total", "subtotal"):
+                money = JURISDICTIONS[locale].money(invoice[value])
+                assert squash(money) in text
+
+
+def test_every_field_box_holds_exactly_its_golden_text(
+    samples: dict[tuple[str, str], list[RenderedDocument]],
+) -> None:
+    checked = exact = 0
+    for doc in all_samples(samples):
+        rows = doc.rows["fields"]
+        assert rows
+        for row, got in zip(rows, text_in_boxes(pdf_of(doc), rows), strict=True):
+            assert squash(got) == squash(row["text"]), (doc.index, row, got)
+            checked += 1
+            exact += normalise(got) == normalise(row["text"])
+    assert checked > 1000
+    assert exact / checked > 0.97  # the rest differ only by a synthesised space
+
+
+def test_words_carry_boxes_text_and_their_fields(
+    samples: dict[tuple[str, str], list[RenderedDocument]],
+) -> None:
+    for archetype in ARCHETYPES:
+        doc = samples[(archetype, "fr-FR")][0]
+        words = doc.rows["words"]
+        assert len(words) > 40
+        got = text_in_boxes(pdf_of(doc), words)
+        misses = [(w["text"], g) for w, g in zip(words, got, strict=True)
+                  if squash(g) != squash(w["text"])]
+        assert not misses, misses[:5]
+        by_field: dict[tuple, list[str]] = defaultdict(list)
+        for w in words:
+            if w["field"] is not None:
+                by_field[(w["field"], w["line"], w["occurrence"])].append(w["text"])
+        for row in doc.rows["fields"]:
+            key = (row["field"], row["line"], row["occurrence"])
+            assert by_field[key] == row["text"].replace("\n", " ").split(" "), key
+
+
+def test_multi_page_invoices_split_lines_and_repeat_the_header(chromium: Chromium) -> None:
+    for archetype in ARCHETYPES:
+        (doc,) = render(chromium, f"multi-{archetype}", range(1), archetypes=archetype,
+                        conditions="clean", lines="45-60")
+        invoice = doc.rows["invoices"][0]
+        pages = invoice["page_count"]
+        assert pages >= 2, archetype
+        fields = doc.rows["fields"]
+        on_page = {r["line"]: r["page"] for r in fields if r["field"] == "description"}
+        assert {r["line"]: r["page"] for r in doc.rows["line_items"]} == on_page
+        assert set(on_page.values()) <= set(range(1, pages + 1))
+        number_pages = {r["page"] for r in fields if r["field"] == "invoice_number"}
+        assert number_pages == set(range(1, pages + 1)), archetype
+        assert {r["page"] for r in fields if r["field"] == "total"} == {pages}
+        labels = JURISDICTIONS[invoice["locale"]].labels
+        texts = page_texts(pdf_of(doc))
+        for k, text in enumerate(texts, start=1):
+            assert f"{labels['page']} {k} {labels['of']} {pages}" in normalise(text)
+        for row, got in zip(fields, text_in_boxes(pdf_of(doc), fields), strict=True):
+            assert squash(got) == squash(row["text"]), (archetype, row, got)
+
+
+def test_scan_has_no_text_layer_and_boxes_stay_on_their_ink(chromium: Chromium) -> None:
+    for archetype in ARCHETYPES:
+        (scan,) = render(chromium, f"scan-{archetype}", range(1), archetypes=archetype,
+                         conditions="scan", lines="3-8")
+        (clean,) = render(chromium, f"scan-{archetype}", range(1), archetypes=archetype,
+                          conditions="clean", lines="3-8")
+        assert scan.rows["invoices"][0]["condition"] == "scan"
+        data = pdf_of(scan)
+        assert all(not t.strip() for t in page_texts(data)), "scan kept a text layer"
+        params = ScanParams.draw(document_seed(f"scan-{archetype}", 0) ^ 0x5CA9)
+        doc = pdfium.PdfDocument(data)
+        width, height = doc[0].get_size()
+        image = doc[0].render(scale=150 / 72, grayscale=True).to_pil().convert("L")
+        scale = image.width / width
+        for s, c in zip(scan.rows["fields"], clean.rows["fields"], strict=True):
+            assert (s["field"], s["line"], s["text"]) == (c["field"], c["line"], c["text"])
+            if s["page"] != 1:
+                continue
+            expected = params.transform_box((c["x0"], c["y0"], c["x1"], c["y1"]), width, height)
+            assert (s["x0"], s["y0"], s["x1"], s["y1"]) == pytest.approx(expected, abs=0.01)
+            crop = image.crop((int(s["x0"] * scale), int(s["y0"] * scale),
+                               int(s["x1"] * scale) + 1, int(s["y1"] * scale) + 1))
+            # ink inside the box: darker than any noisy paper (paper >= ~225)
+            assert crop.getextrema()[0] < 185, (archetype, s)
+        doc.close()
+
+
+def test_a_unit_rendered_twice_in_two_processes_is_byte_identical(chromium: Chromium) -> None:
+    session = InvoiceSession(parse_options({"conditions": "clean:1,scan:1"}),
+                             chromium.executable, chromium.pages, chromium=chromium)
+    here: dict[str, str] = {}
+    rows: dict[str, list] = {t: [] for t in TABLES}
+    for doc in session.render("twice", range(40, 48)):
+        for name, data in doc.files.items():
+            here[name] = hashlib.sha256(data).hexdigest()
+            assert b"/CreationDate (D:" + doc.rows["invoices"][0]["issue_date"].strftime(
+                "%Y%m%d").encode() in data or doc.rows["invoices"][0]["condition"] == "scan"
+        for t, r in doc.rows.items():
+            rows[t].extend(r)
+    session.close()
+    for t, schema in TABLES.items():
+        here[t] = hashlib.sha256(shard_bytes(schema, rows[t])).hexdigest()
+    out = subprocess.run([sys.executable, "-c", UNIT_SCRIPT, chromium.executable],
+                         check=True, capture_output=True, text=True, timeout=180)
+    assert json.loads(out.stdout) == here
