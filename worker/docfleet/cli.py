@@ -15,7 +15,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from docfleet import clock
+from docfleet import clock, telemetry
 from docfleet.blob import open_blob_store
 from docfleet.errors import DocfleetError, RunNotFoundError
 from docfleet.identity import task_identity
@@ -86,6 +86,8 @@ def run_options(fn: F) -> F:
                           "default 3]."),
         click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
                      help="A pack option (repeatable) [env DOCFLEET_OPTIONS as JSON]."),
+        click.option("--trace", help="Span exporter: none|otlp|console|gcp|file:PATH [env "
+                     "DOCFLEET_TRACE, else OTEL_TRACES_EXPORTER; default none]."),
     ]):
         fn = decorator(fn)
     return fn
@@ -130,7 +132,8 @@ def work(**flags: Any) -> None:
     worker.install_signal_handlers()
     log.info("task %d/%d (%s) starting on %s → %s", identity.index, identity.count,
              identity.engine, store.uri, blob.uri, extra={"event": "task.start"})
-    code = worker.run()
+    code = telemetry.run_task(worker.run, settings.trace, identity, spec.run_id, store.uri,
+                              blob.uri)
     store.close()
     sys.exit(code)
 
@@ -158,7 +161,9 @@ def run(tasks: int, log_dir: Path | None, **flags: Any) -> None:
     spec = resolve_spec(settings, store, tasks, log)
     console = Console(stderr=True)
     log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
-    code = run_fleet(settings, spec, store, tasks, log_dir, console)
+    code = telemetry.run_root(
+        "docfleet.fleet", lambda: run_fleet(settings, spec, store, tasks, log_dir, console),
+        settings.trace, {"docfleet.run_id": spec.run_id, "docfleet.task.count": tasks})
     run_record = store.get_run(spec.run_id)
     progress = store.progress(spec.run_id)
     state = run_record.state.value if run_record else "?"

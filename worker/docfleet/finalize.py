@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 
-from docfleet import clock, faults
+from docfleet import clock, faults, telemetry
 from docfleet.errors import BlobNotFoundError, ManifestGapError
 from docfleet.manifest import ROOT_KEY, RunFiles, build_root, parse_json, part_key, sha256
 from docfleet.models import RunState, UnitState
@@ -66,7 +66,12 @@ def finalize_run(store: StateStore, files: RunFiles, log: logging.Logger) -> boo
     root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts)
     if faults.ARMED:
         faults.hit("root.before")
-    wrote = files.put_if_absent(ROOT_KEY, root)
+    with telemetry.span("docfleet.manifest.root", {
+        "docfleet.manifest.key": ROOT_KEY, "docfleet.manifest.sha256": sha256(root),
+        "docfleet.manifest.size": len(root), "docfleet.manifest.units": len(parts),
+    }) as s:
+        wrote = files.put_if_absent(ROOT_KEY, root)
+        s.set_attribute("docfleet.manifest.written", wrote)
     if faults.ARMED:
         faults.hit("root.after")
     if wrote:

@@ -15,6 +15,7 @@ from types import FrameType
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from docfleet import telemetry
 from docfleet.models import RunSpec, UnitState
 from docfleet.settings import Settings
 from docfleet.state.base import StateStore
@@ -45,6 +46,11 @@ def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, executio
         env["DOCFLEET_LINGER_SECONDS"] = str(settings.linger_seconds)
     if settings.heartbeat_seconds is not None:
         env["DOCFLEET_HEARTBEAT_SECONDS"] = str(settings.heartbeat_seconds)
+    if settings.trace is not None:
+        env["DOCFLEET_TRACE"] = settings.trace
+    parent = telemetry.traceparent()  # the fleet's span: every task joins its trace
+    if parent:
+        env["DOCFLEET_TRACE_PARENT"] = parent
     return env
 
 

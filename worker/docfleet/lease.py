@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from docfleet import clock
+from docfleet import clock, telemetry
 from docfleet.errors import DocfleetError
 from docfleet.models import Claim
 from docfleet.state.base import StateStore
@@ -28,6 +28,7 @@ class LeaseKeeper:
         self.log = log
         self.lost = threading.Event()
         self._stop = threading.Event()
+        self._trace_parent = telemetry.capture()  # lease spans are children of the unit's
         self._thread = threading.Thread(target=self._loop, name="lease-keeper", daemon=True)
 
     def __enter__(self) -> LeaseKeeper:
@@ -44,14 +45,17 @@ class LeaseKeeper:
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
+            started = telemetry.now_ns()
             try:
                 renewed = self.store.renew_lease(self.claim, self.lease_seconds, clock.now())
             except DocfleetError as exc:
+                self._span("docfleet.lease.renew", started, False, str(exc))
                 self.log.warning("lease renewal of unit %d failed: %s", self.claim.unit_index, exc)
                 if clock.now() >= self.claim.lease_expires_at:
                     self._lose("expired while the store was unreachable")
                     return
                 continue
+            self._span("docfleet.lease.renew", started, renewed is not None)
             if renewed is None:
                 self._lose("the store refused the renewal (the unit was reclaimed)")
                 return
@@ -59,7 +63,14 @@ class LeaseKeeper:
             self.log.debug("renewed lease of unit %d", self.claim.unit_index,
                            extra={"event": "lease.renew", "unit": self.claim.unit_index})
 
+    def _span(self, name: str, started: int, ok: bool, error: str | None = None) -> None:
+        telemetry.record_span(name, started, {"docfleet.unit.index": self.claim.unit_index,
+                                              "docfleet.lease.renewed": ok,
+                                              "docfleet.lease.seconds": self.lease_seconds},
+                              error=error, parent=self._trace_parent)
+
     def _lose(self, why: str) -> None:
+        self._span("docfleet.lease.lost", telemetry.now_ns(), False, why)
         self.log.warning("lost the lease of unit %d: %s", self.claim.unit_index, why,
                          extra={"event": "lease.lost", "unit": self.claim.unit_index})
         self.lost.set()

@@ -9,6 +9,8 @@ import sys
 import time
 from typing import Any
 
+from docfleet.telemetry import log_fields
+
 LOGGER_NAME = "docfleet"
 _context: dict[str, Any] = {}
 
@@ -29,6 +31,7 @@ class JsonFormatter(logging.Formatter):
             + f".{int(record.msecs):03d}Z",
             "logger": record.name,
             **_context,
+            **log_fields(),
         }
         for key, value in record.__dict__.items():
             if key not in _RESERVED and not key.startswith("_"):

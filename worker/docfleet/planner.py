@@ -7,7 +7,7 @@ import logging
 import threading
 from collections.abc import Iterator
 
-from docfleet import clock, faults
+from docfleet import clock, faults, telemetry
 from docfleet.models import Run, RunSpec, Unit
 from docfleet.state.base import StateStore
 
@@ -72,14 +72,17 @@ def ensure_planned(
     if result.won:
         log.info("planning run %s: %d units of %d documents", spec.run_id, spec.unit_count,
                  spec.unit_size, extra={"event": "plan.won"})
+        telemetry.set_attributes({"docfleet.plan.outcome": "won"})
         if _write_plan(store, spec, planner, log):
             log.info("plan landed: %d units", spec.unit_count, extra={"event": "plan.landed"})
     elif result.run.planned:
         log.info("already planned; resuming", extra={"event": "plan.resumed"})
+        telemetry.set_attributes({"docfleet.plan.outcome": "resumed"})
         return result.run
     else:
         log.info("run %s is being planned by %s; waiting", spec.run_id, result.run.planner,
                  extra={"event": "plan.wait"})
+        telemetry.set_attributes({"docfleet.plan.outcome": "lost"})
     while not stop.is_set():
         run = store.get_run(spec.run_id)
         assert run is not None
@@ -91,6 +94,7 @@ def ensure_planned(
         ):
             log.warning("planner %s went quiet; taking over the plan", run.planner,
                         extra={"event": "plan.takeover"})
+            telemetry.set_attributes({"docfleet.plan.outcome": "takeover"})
             _write_plan(store, spec, planner, log)
             continue
         stop.wait(poll_seconds)

@@ -40,6 +40,14 @@ class Settings(BaseSettings):
     #: rendering: the Chromium executable and how many pages one task keeps in flight
     chromium_path: str = "/usr/bin/chromium"
     render_pages: int = Field(default=3, ge=1, le=16)
+    #: `docfleet launch`: the Cloud Run job, its project and region (Terraform's outputs)
+    cloud_run_job: str = "docfleet"
+    cloud_run_project: str | None = None
+    cloud_run_region: str | None = None
+    #: Cloud Run Admin API endpoint; a plain http:// one (a local fake) gets anonymous creds
+    cloud_run_endpoint: str | None = None
+    #: none | otlp | console | gcp | file:PATH; unset → OTEL_TRACES_EXPORTER, else none.
+    trace: str | None = None
 
     @field_validator("run_id")
     @classmethod
@@ -49,6 +57,15 @@ class Settings(BaseSettings):
                 "must be 1-100 characters of letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"
             )
+        return value
+
+    @field_validator("trace")
+    @classmethod
+    def _trace(cls, value: str | None) -> str | None:
+        if value is not None:
+            from docfleet.telemetry import resolve_mode
+
+            resolve_mode(value, {})
         return value
 
     @field_validator("state")

@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass
 from types import FrameType
 
-from docfleet import clock, faults
+from docfleet import clock, faults, telemetry
 from docfleet.blob.base import BlobStore
 from docfleet.errors import DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
@@ -92,11 +92,13 @@ class Worker:
                 self._session.close()
 
     def _run(self) -> int:
-        run = ensure_planned(
-            self.store, self.spec, self.identity.owner,
-            stale_seconds=self.settings.lease_seconds, poll_seconds=self.settings.poll_seconds,
-            stop=self.stop, log=self.log,
-        )
+        with telemetry.span("docfleet.plan", {"docfleet.run_id": self.spec.run_id,
+                                              "docfleet.plan.units": self.spec.unit_count}):
+            run = ensure_planned(
+                self.store, self.spec, self.identity.owner,
+                stale_seconds=self.settings.lease_seconds,
+                poll_seconds=self.settings.poll_seconds, stop=self.stop, log=self.log,
+            )
         if run is None:
             return self._signal_exit()
         hint = self.identity.index * self.spec.unit_count // self.identity.count
@@ -104,10 +106,7 @@ class Worker:
         while not self.stop.is_set():
             if not self._run_claimable():
                 return EXIT_OK
-            claim = self.store.claim_next_unit(
-                self.spec.run_id, self.identity.owner, hint, self.settings.lease_seconds,
-                clock.now(),
-            )
+            claim = self._claim(hint)
             if claim is not None:
                 idle_since = None
                 self._work(claim)
@@ -122,10 +121,13 @@ class Worker:
                 self.log.info("leaving %d running unit(s) to their owners",
                               progress[UnitState.RUNNING], extra={"event": "linger.end"})
                 return EXIT_OK
+            started = telemetry.now_ns()
             reclaimed = self.store.reclaim_expired_units(
                 self.spec.run_id, self.spec.max_attempts, clock.now()
             )
             if reclaimed:
+                telemetry.record_span("docfleet.lease.reclaim", started,
+                                      {"docfleet.lease.reclaimed": reclaimed})
                 self.log.info("reclaimed %d expired unit(s)", reclaimed,
                               extra={"event": "lease.reclaim", "units": reclaimed})
                 continue
@@ -175,13 +177,34 @@ class Worker:
         return EXIT_HOLES
 
     # -- one unit ---------------------------------------------------------------------
+    def _claim(self, hint: int) -> Claim | None:
+        """``claim_next_unit``; when tracing, a ``docfleet.claim`` span for each claim
+        (and for an empty poll only if it lost races: idle polls make no spans)."""
+        if not telemetry.enabled():
+            return self.store.claim_next_unit(self.spec.run_id, self.identity.owner, hint,
+                                              self.settings.lease_seconds, clock.now())
+        races = getattr(self.store, "lost_races", None)
+        started, t0 = telemetry.now_ns(), time.perf_counter()
+        claim = self.store.claim_next_unit(self.spec.run_id, self.identity.owner, hint,
+                                           self.settings.lease_seconds, clock.now())
+        attrs = telemetry.claim_attributes(claim, time.perf_counter() - t0, races,
+                                           getattr(self.store, "lost_races", None))
+        if claim is not None or attrs.get("docfleet.claim.lost_races"):
+            telemetry.record_span("docfleet.claim", started, {
+                **telemetry.db_attributes(self.store.uri), "db.operation.name": "claim_next_unit",
+                "docfleet.claim.hint": hint, **attrs}, kind=telemetry.SpanKind.CLIENT)
+        return claim
+
     def _work(self, claim: Claim) -> UnitOutcome:
         self.log.info("claimed unit %d (documents %d-%d, attempt %d)", claim.unit_index,
                       claim.start, claim.start + claim.count - 1, claim.attempts,
                       extra={"event": "unit.claim", "unit": claim.unit_index,
                              "token": claim.token})
-        with LeaseKeeper(self.store, claim, self.settings.lease_seconds,
-                         self.settings.heartbeat, self.log) as keeper:
+        with telemetry.span("docfleet.unit", {
+            "docfleet.unit.index": claim.unit_index, "docfleet.unit.attempt": claim.attempts,
+            "docfleet.unit.start": claim.start, "docfleet.unit.count": claim.count,
+        }) as unit_span, LeaseKeeper(self.store, claim, self.settings.lease_seconds,
+                                     self.settings.heartbeat, self.log) as keeper:
             try:
                 outcome = self._produce(claim, keeper)
             except DocfleetError as exc:
@@ -191,10 +214,14 @@ class Worker:
             except Exception as exc:  # a pack's bug or a bad document: the unit fails
                 self.log.debug("%s", traceback.format_exc())
                 outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
+            unit_span.set_attributes({"docfleet.unit.outcome": outcome.status,
+                                      "docfleet.unit.documents": outcome.documents,
+                                      "docfleet.unit.bytes": outcome.bytes})
         return outcome
 
     def _fail(self, claim: Claim, error: str) -> UnitOutcome:
         self.store.fail_unit(claim, error, self.spec.max_attempts, clock.now())
+        telemetry.fail(error)
         self.log.error("unit %d failed (attempt %d of %d): %s", claim.unit_index,
                        claim.attempts, self.spec.max_attempts, error,
                        extra={"event": "unit.fail", "unit": claim.unit_index})
@@ -238,7 +265,10 @@ class Worker:
                              extra={"event": "unit.abandon", "unit": claim.unit_index})
             return UnitOutcome("lost")
         if self.stop.is_set():
-            released = self.store.release_unit(claim, clock.now())
+            with telemetry.span("docfleet.lease.release",
+                                {"docfleet.unit.index": claim.unit_index}) as s:
+                released = self.store.release_unit(claim, clock.now())
+                s.set_attribute("docfleet.lease.released", released)
             self.log.info("released unit %d for a peer" if released else
                           "unit %d was already reclaimed", claim.unit_index,
                           extra={"event": "lease.release", "unit": claim.unit_index})
@@ -250,10 +280,16 @@ class Worker:
             part.add_shard(table, key, data, len(rows[table]))
             written += len(data)
         part_data = part.to_bytes()
-        self.files.put(part_key(claim.unit_index), part_data)
+        part_sha = sha256(part_data)
+        with telemetry.span("docfleet.manifest.part", {
+            "docfleet.manifest.key": part_key(claim.unit_index),
+            "docfleet.manifest.sha256": part_sha, "docfleet.manifest.size": len(part_data),
+            "docfleet.unit.index": claim.unit_index,
+        }):
+            self.files.put(part_key(claim.unit_index), part_data)
         if faults.ARMED:
             faults.hit("unit.part")
-        if not self.store.complete_unit(claim, sha256(part_data), clock.now()):
+        if not self.store.complete_unit(claim, part_sha, clock.now()):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,
                              extra={"event": "unit.fenced", "unit": claim.unit_index})
