@@ -15,6 +15,7 @@ from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
+from pdftext import normalise, page_texts, text_in_boxes
 from pypdf import PdfReader
 
 from conftest import require
@@ -28,7 +29,6 @@ from docfleet.render.scan import ScanParams
 from docfleet.seeding import document_seed
 from docfleet.settings import load_settings
 from docfleet.shards import shard_bytes
-from pdftext import normalise, page_texts, text_in_boxes
 
 LOCALES = tuple(JURISDICTIONS)
 PER_COMBO = 3
