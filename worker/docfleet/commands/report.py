@@ -1,0 +1,43 @@
+"""``docfleet report``: a self-contained HTML page about one run (issue 6)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from docfleet.cli import friendly_errors, state_option
+
+
+@click.command()
+@click.argument("run_id")
+@click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
+              default=None, help="HTML file to write [default: report-RUN_ID.html].")
+@state_option
+@click.option("--out-uri", help="The run's output URI, to read its manifest [env "
+              "DOCFLEET_OUT; default file://./out].")
+@friendly_errors
+def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str | None) -> None:
+    """Write an HTML report of a run: progress, a per-task timeline of units, throughput
+    over time, failures with their errors, spend. The page loads nothing from the
+    network; it works while the run is live (RUNNING units end at 'now').
+
+    Example: docfleet report demo --out demo.html
+    """
+    from docfleet import clock
+    from docfleet.blob import open_blob_store
+    from docfleet.manifest import RunFiles
+    from docfleet.report import render_report, report_data
+    from docfleet.settings import load_settings
+    from docfleet.state import open_state_store
+
+    settings = load_settings(state=state, out=out_uri)
+    store = open_state_store(settings.state)
+    files = RunFiles(open_blob_store(settings.out), run_id)
+    data = report_data(store, run_id, files, clock.now())
+    path = out_path or Path(f"report-{run_id}.html")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(data), encoding="utf-8")
+    store.close()
+    click.echo(f"report of run {run_id} ({data['progress']['DONE']}/{data['unit_total']} "
+               f"units done): {path}")
