@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+#: USD per million tokens (input, output) equal to the default prices of :class:`Behaviour`
+FAKE_PRICE = ["1", "2"]
+
 TEXTS = {
     "en": "{m} supplies for your team",
     "fr": "Qualité {m} pour vos équipes",
@@ -28,6 +31,7 @@ class Behaviour:
     """How one model answers. Prices are nano-dollars per token."""
 
     latency: float = 0.0
+    latencies: list[float] | None = None  # per request n: latencies[n % len], else latency
     empty: bool = False
     fail_first: int = 0  # the first N requests get HTTP 429
     hang: bool = False  # never answer (until the server stops)
@@ -130,8 +134,9 @@ class FakeLLM:
                 if b.hang:
                     server.closing.wait(120)
                     return
-                if b.latency:
-                    time.sleep(b.latency)
+                delay = b.latencies[n % len(b.latencies)] if b.latencies else b.latency
+                if delay:
+                    time.sleep(delay)
                 messages = request.get("messages", [])
                 prompt = "\n".join(str(m.get("content", "")) for m in messages)
                 found = re.search(r"locale: (\w\w)-", prompt)

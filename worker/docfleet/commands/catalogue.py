@@ -130,11 +130,11 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
         now = clock.now()
         reclaimed = store.reclaim_expired_units(run_id, existing.spec.max_attempts, now)
         released = store.release_expired_reservations(run_id, now)
-        console.print(f"catalogue {run_id}: reclaimed {reclaimed} expired lease(s), released "
-                      f"{released} expired budget reservation(s)")
+        click.echo(f"catalogue {run_id}: reclaimed {reclaimed} expired lease(s), released "
+                      f"{released} expired budget reservation(s)", err=True)
         if existing.state == RunState.COMPLETED:
-            console.print(f"catalogue {run_id} is already complete: "
-                          f"{settings.out.rstrip('/')}/{run_id}")
+            click.echo(f"catalogue {run_id} is already complete: "
+                       f"{settings.out.rstrip('/')}/{run_id}", err=True)
             sys.exit(0)
     log = setup_logging(settings.log_format if tasks == 1 else "text",
                         settings.log_level if tasks == 1 else "WARNING")
@@ -149,11 +149,11 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
         code = run_fleet(settings, spec, store, tasks, log_dir, console)
     progress = store.progress(run_id)
     ledger = store.budget_state(run_id)
-    console.print(f"catalogue {run_id}: {progress[UnitState.DONE]}/{progress.total} units "
-                  f"done, {progress[UnitState.FAILED]} failed; spent "
-                  f"${ledger.spent_nano / 1e9:.6f}")
+    click.echo(f"catalogue {run_id}: {progress[UnitState.DONE]}/{progress.total} units "
+               f"done, {progress[UnitState.FAILED]} failed; spent "
+               f"${ledger.spent_nano / 1e9:.6f}", err=True)
     if code == 0 and (r := store.get_run(run_id)) and r.state == RunState.COMPLETED:
-        console.print(f"catalogue: {settings.out.rstrip('/')}/{run_id}")
+        click.echo(f"catalogue: {settings.out.rstrip('/')}/{run_id}", err=True)
     store.close()
     sys.exit(code)
 
