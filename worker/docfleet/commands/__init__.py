@@ -12,6 +12,7 @@ import click
 COMMANDS: list[str] = []
 COMMANDS += ["catalogue:catalogue"]  # issue 5: LLM catalogue build
 COMMANDS += ["export:export", "score:score"]  # issue 8: export and scoring
+COMMANDS += ["launch:launch"]  # issue 7: start a Cloud Run execution
 COMMANDS += ["report:report"]  # issue 6: run report (HTML)
 
 

@@ -1,0 +1,161 @@
+"""A local fake of the Cloud Run Admin API v2 (``jobs.run`` only), on 127.0.0.1.
+
+It checks the shape of each ``RunJobRequest`` it gets, answers a long-running operation
+whose metadata is the Execution (as the real API does), and can act as Cloud Run itself:
+start the execution's N tasks as real ``docfleet work`` processes with Cloud Run's task
+environment (``CLOUD_RUN_TASK_INDEX`` …) plus the request's env overrides."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+RUN_PATH = re.compile(r"^/v2/projects/([^/]+)/locations/([^/]+)/jobs/([^/:]+):run$")
+
+
+class FakeCloudRun:
+    """``jobs`` maps job names to their base env (what Terraform set on the job)."""
+
+    def __init__(self, jobs: dict[str, dict[str, str]], workdir: Path,
+                 start_tasks: bool = False) -> None:
+        self.jobs = jobs
+        self.workdir = workdir
+        self.start_tasks = start_tasks
+        self.requests: list[dict[str, Any]] = []
+        self.errors: list[str] = []
+        self.tasks: list[subprocess.Popen[bytes]] = []
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeCloudRun:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        for proc in self.tasks:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+
+    # -- the API ---------------------------------------------------------------------------
+    def _handler(self) -> Callable[..., BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # quiet
+                pass
+
+            def _reply(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length) if length else b""
+                status, body = fake.run_job(self.path, self.headers.get("Content-Type", ""),
+                                            raw)
+                self._reply(status, body)
+
+            def do_GET(self) -> None:
+                self._reply(404, _error(404, "NOT_FOUND", f"no route {self.path}"))
+
+        return Handler
+
+    def run_job(self, path: str, content_type: str, raw: bytes) -> tuple[int, dict[str, Any]]:
+        match = RUN_PATH.match(path.split("?", 1)[0])
+        if not match:
+            return 404, _error(404, "NOT_FOUND", f"no route {path}")
+        project, region, job = match.groups()
+        if job not in self.jobs:
+            message = (f"Resource '{job}' of kind 'JOB' in region '{region}' in project "
+                       f"'{project}' does not exist.")
+            return 404, _error(404, "NOT_FOUND", message)
+        try:
+            body = json.loads(raw or b"{}")
+            problems = check_request(body, content_type)
+        except ValueError as exc:
+            problems = [f"body is not JSON: {exc}"]
+            body = {}
+        self.requests.append({"project": project, "region": region, "job": job, "body": body})
+        if problems:
+            self.errors.extend(problems)
+            return 400, _error(400, "INVALID_ARGUMENT", "; ".join(problems))
+        overrides = body.get("overrides", {})
+        tasks = int(overrides.get("taskCount", 1))
+        env = {e["name"]: e.get("value", "")
+               for c in overrides.get("containerOverrides", []) for e in c.get("env", [])}
+        execution_id = f"{job}-{uuid.uuid4().hex[:5]}"
+        execution = f"projects/{project}/locations/{region}/jobs/{job}/executions/{execution_id}"
+        if self.start_tasks:
+            self._start(execution_id, tasks, {**self.jobs[job], **env})
+        return 200, {
+            "name": f"projects/{project}/locations/{region}/operations/{uuid.uuid4()}",
+            "metadata": {
+                "@type": "type.googleapis.com/google.cloud.run.v2.Execution",
+                "name": execution, "job": job, "taskCount": tasks,
+                "parallelism": tasks,
+            },
+            "done": False,
+        }
+
+    def _start(self, execution: str, tasks: int, env: dict[str, str]) -> None:
+        base = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
+        for index in range(tasks):
+            task_env = {**base, **env, "CLOUD_RUN_TASK_INDEX": str(index),
+                        "CLOUD_RUN_TASK_COUNT": str(tasks), "CLOUD_RUN_TASK_ATTEMPT": "0",
+                        "CLOUD_RUN_EXECUTION": execution, "CLOUD_RUN_JOB": "docfleet"}
+            log = (self.workdir / f"{execution}-task-{index}.log").open("wb")
+            self.tasks.append(subprocess.Popen(
+                [sys.executable, "-m", "docfleet", "work"], env=task_env, cwd=self.workdir,
+                stdout=log, stderr=subprocess.STDOUT))
+            log.close()
+
+
+def check_request(body: dict[str, Any], content_type: str) -> list[str]:
+    """What the real API would refuse (or what launch must always send)."""
+    problems = []
+    if "json" not in content_type:
+        problems.append(f"Content-Type {content_type!r} is not JSON")
+    unknown = set(body) - {"name", "validateOnly", "etag", "overrides"}
+    if unknown:
+        problems.append(f"unknown RunJobRequest fields {sorted(unknown)}")
+    overrides = body.get("overrides")
+    if not isinstance(overrides, dict):
+        return [*problems, "no overrides"]
+    if set(overrides) - {"containerOverrides", "taskCount", "timeout"}:
+        problems.append(f"unknown Overrides fields {sorted(overrides)}")
+    if not isinstance(overrides.get("taskCount"), int) or overrides["taskCount"] < 1:
+        problems.append(f"taskCount {overrides.get('taskCount')!r} is not a positive integer")
+    containers = overrides.get("containerOverrides", [])
+    if len(containers) != 1:
+        problems.append("expected exactly one containerOverride")
+    for container in containers:
+        names = [e.get("name") for e in container.get("env", [])]
+        if "DOCFLEET_RUN_ID" not in names:
+            problems.append("the env overrides do not set DOCFLEET_RUN_ID")
+        if len(names) != len(set(names)):
+            problems.append("duplicate env names")
+        for env in container.get("env", []):
+            if set(env) - {"name", "value"}:
+                problems.append(f"env {env} has fields other than name/value")
+    return problems
+
+
+def _error(code: int, status: str, message: str) -> dict[str, Any]:
+    return {"error": {"code": code, "status": status, "message": message}}
