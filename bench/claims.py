@@ -4,6 +4,14 @@ unit, and write JSON to bench/results/claims.json.
 
     python bench/claims.py                       # SQLite, 20,000 units
     python bench/claims.py --units 2000 --procs 1,2 --state sqlite:///tmp/b.db
+    python bench/claims.py --backends firestore,firestore-tx,dynamodb --units 400 \
+        --start offset,zero                      # cloud stores, on their local emulators
+
+Cloud backends run against the emulators of tests/emulators.py (started here, stopped at
+the end): ``firestore`` (claims by update-time precondition), ``firestore-tx`` (claims by
+transaction), ``dynamodb`` (moto, single-threaded). ``--start offset`` begins each
+process's candidate scan at its share of the index range (what workers do), ``zero`` at
+unit 0 for all. Emulators are not the cloud: compare strategies, not absolute figures.
 
 Each process loops claim → complete against the store (what a worker does per unit,
 minus the payload), so the figures are the coordination cost alone.
@@ -12,9 +20,11 @@ minus the payload), so the figures are the coordination cost alone.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import statistics
+import sys
 import tempfile
 import time
 import uuid
@@ -37,6 +47,7 @@ def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float) -> dict
     while time.time() < start_at:
         time.sleep(0.001)
     latencies: list[float] = []
+    lost_before = getattr(store, "lost_races", 0)
     complete_s = 0.0
     began = time.perf_counter()
     while True:
@@ -48,9 +59,10 @@ def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float) -> dict
         latencies.append(t1 - t0)
         store.complete_unit(claim, "0" * 64, time.time())
         complete_s += time.perf_counter() - t1
+    lost = getattr(store, "lost_races", 0) - lost_before
     store.close()
     return {"claims": len(latencies), "latencies": latencies, "complete_s": complete_s,
-            "elapsed_s": time.perf_counter() - began}
+            "elapsed_s": time.perf_counter() - began, "lost": lost}
 
 
 def plan(uri: str, units: int) -> str:
@@ -64,11 +76,12 @@ def plan(uri: str, units: int) -> str:
     return run_id
 
 
-def measure(uri: str, units: int, procs: int, pool: Any) -> dict[str, Any]:
+def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True) -> dict[str, Any]:
     run_id = plan(uri, units)
     start_at = time.time() + 0.5
     results = pool.starmap(
-        drain, [(uri, run_id, f"bench-{i}", i * units // procs, start_at) for i in range(procs)]
+        drain, [(uri, run_id, f"bench-{i}", i * units // procs if offset else 0, start_at)
+                for i in range(procs)]
     )
     latencies = sorted(x for r in results for x in r["latencies"])
     wall = max(r["elapsed_s"] for r in results)
@@ -81,9 +94,41 @@ def measure(uri: str, units: int, procs: int, pool: Any) -> dict[str, Any]:
         "claims_per_s": round(claims / wall, 1),
         "claim_p50_ms": round(1000 * statistics.median(latencies), 3),
         "claim_p99_ms": round(1000 * latencies[int(0.99 * (len(latencies) - 1))], 3),
+        "lost_per_claim": round(sum(r["lost"] for r in results) / claims, 3),
         # claim + complete per unit, as one process experiences it
         "overhead_per_unit_ms": round(1000 * wall * procs / claims, 3),
     }
+
+
+class CloudBackends(contextlib.ExitStack):
+    """State URIs for the cloud backends, on emulators started on first use."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        import emulators
+
+        self.emulators = emulators
+        self.running: dict[str, Any] = {}
+
+    def _emulator(self, name: str) -> Any:
+        if name not in self.running:
+            start = {"firestore": self.emulators.start_firestore,
+                     "moto": self.emulators.start_moto}[name]
+            self.running[name] = emulator = start()
+            self.callback(emulator.stop)
+        return self.running[name]
+
+    def uri(self, backend: str) -> str:
+        """A fresh namespace (prefix / table) in ``backend``'s emulator."""
+        tag = uuid.uuid4().hex[:8]
+        if backend in ("firestore", "firestore-tx"):
+            uri = self.emulators.firestore_uri(self._emulator("firestore"), f"bench{tag}-")
+            return uri + ("&claim=transaction" if backend == "firestore-tx" else "")
+        if backend == "dynamodb":
+            return self.emulators.make_dynamodb_table(self._emulator("moto"), f"bench-{tag}")
+        raise SystemExit(f"unknown backend {backend!r}: use sqlite, firestore, "
+                         "firestore-tx, dynamodb")
 
 
 def main() -> None:
@@ -91,15 +136,26 @@ def main() -> None:
     parser.add_argument("--units", type=int, default=20_000)
     parser.add_argument("--procs", default="1,2,4,8")
     parser.add_argument("--state", default=None, help="state URI (default: a temp SQLite file)")
+    parser.add_argument("--backends", default="sqlite",
+                        help="comma-separated: sqlite, firestore, firestore-tx, dynamodb")
+    parser.add_argument("--start", default="offset", help="offset, zero, or offset,zero")
     parser.add_argument("--out", type=Path, default=RESULTS / "claims.json")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="docfleet-bench-")
-    uri = args.state or f"sqlite:///{tmp}/state.db"
     rows = []
     ctx = multiprocessing.get_context("spawn")
-    for procs in [int(p) for p in args.procs.split(",")]:
-        with ctx.Pool(procs) as pool:
-            rows.append({"backend": uri.split(":", 1)[0], **measure(uri, args.units, procs, pool)})
+    with CloudBackends() as cloud:
+        for backend in args.backends.split(","):
+            for start in args.start.split(","):
+                for procs in [int(p) for p in args.procs.split(",")]:
+                    if backend == "sqlite":
+                        uri = args.state or f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
+                    else:
+                        uri = cloud.uri(backend)
+                    with ctx.Pool(procs) as pool:
+                        row = measure(uri, args.units, procs, pool, offset=start == "offset")
+                    rows.append({"backend": backend, "start": start, **row})
+                    print(json.dumps(rows[-1]), flush=True)
     table = Table(title=f"claims: {args.units} units, no-op payload")
     for col in rows[0]:
         table.add_column(col, justify="right")
