@@ -28,7 +28,7 @@ import os
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
@@ -49,7 +49,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.retry import RetryPolicy, default_bound
-from docfleet.state.base import TOTAL_SPEND_KEY, CreateResult, check_fingerprint
+from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import DYNAMODB_PENDING_SHARDS, DYNAMODB_TABLE
 from docfleet.uris import ParsedURI
 
@@ -671,6 +671,148 @@ class DynamoDBStateStore:
     def quarantined_providers(self, run_id: str) -> set[str]:
         item = self._get({"pk": f"RUN#{run_id}", "sk": "QUARANTINE"})
         return set(item.get("providers", set())) if item else set()
+
+    # -- fleet budget (issue 5) -------------------------------------------------------
+    # Items: ``BUDGET`` holds ``reserved`` (sum of live reservations); ``RES#<id>`` one
+    # reservation (nano, expires_at). Spent is the SPEND#__total__ rollup item. A reserve
+    # is one TransactWriteItems: ConditionCheck that the total spend is still the value
+    # read (optimistic: a concurrent settle/add_spend cancels it and it re-reads), an
+    # UpdateItem of BUDGET conditional on reserved <= cap - spent - nano, and a Put of the
+    # reservation conditional on its absence (idempotency).
+    def _budget_key(self, run_id: str, sk: str = "BUDGET") -> dict[str, str]:
+        return {"pk": f"RUN#{run_id}", "sk": sk}
+
+    def _transact_budget(self, op: str, items: list[dict[str, Any]]) -> list[str] | None:
+        """TransactWriteItems; ``None`` on success, else the cancellation reason codes
+        (a condition failed). Transient conflicts are retried by ``_call``."""
+        from botocore.exceptions import ClientError
+
+        token = uuid.uuid4().hex
+
+        def attempt() -> list[str] | None:
+            try:
+                self._client.transact_write_items(TransactItems=items,
+                                                  ClientRequestToken=token)
+                return None
+            except ClientError as exc:
+                if self._code(exc) != "TransactionCanceledException" \
+                        or dynamodb_transient(exc):
+                    raise
+                reasons = exc.response.get("CancellationReasons") or []
+                return [str(r.get("Code", "")) for r in reasons] or ["ConditionalCheckFailed"]
+
+        return self._call(op, attempt)
+
+    def reserve_budget(
+        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
+    ) -> bool:
+        res_key = self._budget_key(run_id, f"RES#{reservation_id}")
+        for _ in range(MAX_CLAIM_ROUNDS):
+            if self._get(res_key) is not None:
+                return True
+            spent_item = self._get(self._budget_key(run_id, f"SPEND#{TOTAL_SPEND_KEY}"))
+            spent = _i(spent_item.get("nano")) if spent_item else 0
+            limit = int(cap_nano) - spent - int(nano)
+            if limit < 0:
+                return False
+            check: dict[str, Any] = {
+                "TableName": self.table_name,
+                "Key": self._budget_key(run_id, f"SPEND#{TOTAL_SPEND_KEY}"),
+            }
+            if spent_item is None or "nano" not in spent_item:
+                check["ConditionExpression"] = "attribute_not_exists(nano)"
+            else:
+                check["ConditionExpression"] = "nano = :spent"
+                check["ExpressionAttributeValues"] = {":spent": spent}
+            reasons = self._transact_budget("reserve_budget", [
+                {"ConditionCheck": check},
+                {"Update": {
+                    "TableName": self.table_name, "Key": self._budget_key(run_id),
+                    "UpdateExpression": "ADD reserved :n",
+                    "ConditionExpression": "attribute_not_exists(reserved) OR reserved <= :lim",
+                    "ExpressionAttributeValues": {":n": int(nano), ":lim": limit},
+                }},
+                {"Put": {
+                    "TableName": self.table_name,
+                    "Item": {**res_key, "nano": int(nano), "expires_at": _d(expires_at)},
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }},
+            ])
+            if reasons is None:
+                return True
+            failed = [r == "ConditionalCheckFailed" for r in reasons] + [False] * 3
+            if failed[2]:
+                return True  # this reservation is already held
+            if failed[1]:
+                return False  # spent + reserved + nano would pass the cap
+            time.sleep(random.uniform(0.005, 0.05))  # spend moved under us: re-read
+        raise StoreUnavailableError(f"{self.uri}: budget reservation kept racing settles",
+                                    "retry later")
+
+    def _spend_updates(self, run_id: str, spend: dict[str, int]) -> list[dict[str, Any]]:
+        total = sum(spend.values())
+        return [{"Update": {
+            "TableName": self.table_name,
+            "Key": self._budget_key(run_id, f"SPEND#{key}"),
+            "UpdateExpression": "ADD nano :n SET #model = :m",
+            "ExpressionAttributeValues": {":n": int(amount), ":m": key},
+            "ExpressionAttributeNames": {"#model": "model"},
+        }} for key, amount in [*spend.items(), (TOTAL_SPEND_KEY, total)]]
+
+    def settle_reservation(
+        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
+    ) -> bool:
+        amounts = {m: int(v) for m, v in spend.items() if m != TOTAL_SPEND_KEY}
+        res_key = self._budget_key(run_id, f"RES#{reservation_id}")
+        item = self._get(res_key)
+        if item is not None:
+            reasons = self._transact_budget("settle_reservation", [
+                {"Delete": {"TableName": self.table_name, "Key": res_key,
+                            "ConditionExpression": "attribute_exists(pk)"}},
+                {"Update": {"TableName": self.table_name, "Key": self._budget_key(run_id),
+                            "UpdateExpression": "ADD reserved :n",
+                            "ExpressionAttributeValues": {":n": -_i(item.get("nano"))}}},
+                *self._spend_updates(run_id, amounts),
+            ])
+            if reasons is None:
+                return True
+        # the reservation is gone (released at expiry): the spend is still recorded
+        self._transact_budget("settle_reservation", self._spend_updates(run_id, amounts))
+        return False
+
+    def release_expired_reservations(self, run_id: str, now: float) -> int:
+        from boto3.dynamodb.conditions import Key
+
+        released = 0
+        for item in list(self._query(
+            "reservations", ConsistentRead=True,
+            KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}") & Key("sk").begins_with("RES#"),
+        )):
+            expires = _f(item.get("expires_at"))
+            if expires is None or expires >= now:
+                continue
+            reasons = self._transact_budget("release_expired_reservations", [
+                {"Delete": {"TableName": self.table_name,
+                            "Key": {"pk": item["pk"], "sk": item["sk"]},
+                            "ConditionExpression": "attribute_exists(pk) AND expires_at < :now",
+                            "ExpressionAttributeValues": {":now": _d(now)}}},
+                {"Update": {"TableName": self.table_name, "Key": self._budget_key(run_id),
+                            "UpdateExpression": "ADD reserved :n",
+                            "ExpressionAttributeValues": {":n": -_i(item.get("nano"))}}},
+            ])
+            released += reasons is None
+        return released
+
+    def budget_state(self, run_id: str) -> BudgetState:
+        from boto3.dynamodb.conditions import Key
+
+        budget = self._get(self._budget_key(run_id))
+        count = sum(1 for _ in self._query(
+            "reservations", ConsistentRead=True, ProjectionExpression="sk",
+            KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}") & Key("sk").begins_with("RES#"),
+        ))
+        reserved = _i(budget.get("reserved")) if budget else 0
+        return BudgetState(self.total_spend(run_id), reserved, count)
 
     def close(self) -> None:
         self._client.close()
