@@ -27,16 +27,13 @@ def export(run_id: str, to: str, out: str | None, state: str | None, tables: str
 
     Example: docfleet export demo --to duckdb:///demo.duckdb
     """
-    from rich.console import Console
-
     from docfleet.export import RunReader, export_run
     from docfleet.settings import load_settings
 
     settings = load_settings(out=out, state=state)
-    console = Console(stderr=True)
     reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)
     if reader.note:
-        console.print(f"note: {reader.note}")
+        click.echo(f"note: {reader.note}", err=True)
     wanted = [t.strip() for t in tables.split(",") if t.strip()] if tables else None
     result = export_run(reader, to, wanted, dpi)
     detail = ", ".join(f"{t} {n} rows" for t, n in result.rows.items())

@@ -36,8 +36,6 @@ def score(run_id: str, predictions: Path, out: str | None, state: str | None, ex
     """
     import json
 
-    from rich.console import Console
-
     from docfleet.export import RunReader
     from docfleet.scoring import score_run
     from docfleet.scoring.report import html_report, print_report
@@ -46,7 +44,7 @@ def score(run_id: str, predictions: Path, out: str | None, state: str | None, ex
     settings = load_settings(out=out, state=state)
     reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)
     if reader.note:
-        Console(stderr=True).print(f"note: {reader.note}")
+        click.echo(f"note: {reader.note}", err=True)
     report = score_run(reader, predictions, exact=exact, iou_threshold=iou_threshold)
     text = json.dumps(report, indent=1, sort_keys=True)
     if json_path is not None and str(json_path) == "-":

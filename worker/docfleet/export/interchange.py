@@ -4,7 +4,8 @@
 Each PDF page is rendered with pypdfium2 at ``dpi`` into ``DIR/images/<stem>_p<N>.png``
 and every box of the ``words`` and ``fields`` tables is converted from PDF points
 (top-left origin, see :mod:`docfleet.packs.invoice.schema`) to pixels of that image:
-``px = pt * image_width / page_width`` (and likewise for y), i.e. ``pt * dpi / 72``.
+``px = pt * dpi / 72``, the factor the page was rendered with (the image is the PDF page's
+own size at that scale, rounded up to whole pixels).
 
 - COCO: ``DIR/annotations.json`` with ``images``, ``annotations`` (``bbox`` =
   ``[x, y, width, height]`` in pixels) and ``categories``: ``word`` (id 1) and one
@@ -84,17 +85,15 @@ def _pages(reader: RunReader, part: PartInfo, invoice: dict[str, Any], dpi: int,
     try:
         for number in range(1, len(pdf) + 1):
             page = pdf[number - 1]
-            width_pt, height_pt = page.get_size()
             bitmap = page.render(scale=dpi / 72)
             image = bitmap.to_pil().convert("RGB")
             name = f"{stem}_p{number}.png"
             buf = io.BytesIO()
             image.save(buf, format="PNG", compress_level=3)
             _atomic_write(images / name, buf.getvalue())
-            golden_w = invoice.get("page_width") or width_pt
-            golden_h = invoice.get("page_height") or height_pt
+            scale = dpi / 72  # exactly the factor pdfium rendered with
             yield PageImage(invoice["document"], number, name, image.width, image.height,
-                            image.width / golden_w, image.height / golden_h)
+                            scale, scale)
             page.close()
     finally:
         pdf.close()

@@ -166,7 +166,8 @@ def export_duckdb(reader: RunReader, path: Path, tables: list[str] | None = None
                     raise failure[0] from None
                 raise
             finally:
-                con.unregister("__docfleet_source")
+                with contextlib.suppress(duckdb.Error):
+                    con.unregister("__docfleet_source")
             _check_rows(reader, table, seen[0])
             result.rows[table] = seen[0]
         con.execute(f"CREATE TABLE IF NOT EXISTS {META_TABLE} (\"table\" VARCHAR PRIMARY KEY, "
