@@ -1,10 +1,13 @@
 """A real OTLP/HTTP trace receiver on 127.0.0.1: accepts ``POST /v1/traces`` with an
 ``ExportTraceServiceRequest`` (protobuf, optionally gzip), decodes it with
-opentelemetry-proto and keeps every span as a plain dict."""
+opentelemetry-proto and keeps every span and the request headers. ``POST /token`` answers
+like an OAuth2 token endpoint (for a service-account key whose ``token_uri`` points here),
+so the ``gcp`` mode's authenticated export can be exercised offline."""
 
 from __future__ import annotations
 
 import gzip
+import json
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -15,6 +18,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+TOKEN = "test-access-token"
 
 
 def _value(v: AnyValue) -> Any:
@@ -45,6 +50,8 @@ class OTLPReceiver:
     def __init__(self) -> None:
         self.spans: list[ReceivedSpan] = []
         self.requests = 0
+        self.headers: list[dict[str, str]] = []
+        self.token_requests = 0
         self._lock = threading.Lock()
         receiver = self
 
@@ -53,11 +60,21 @@ class OTLPReceiver:
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
+                if self.path == "/token":
+                    receiver.token_requests += 1
+                    reply = json.dumps({"access_token": TOKEN, "expires_in": 3600,
+                                        "token_type": "Bearer"}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(reply)))
+                    self.end_headers()
+                    self.wfile.write(reply)
+                    return
                 if self.path != "/v1/traces":
                     self.send_error(404)
                     return
                 request = ExportTraceServiceRequest.FromString(body)
-                receiver._add(request)
+                receiver._add(request, {k.lower(): v for k, v in self.headers.items()})
                 reply = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/x-protobuf")
@@ -75,7 +92,7 @@ class OTLPReceiver:
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def _add(self, request: ExportTraceServiceRequest) -> None:
+    def _add(self, request: ExportTraceServiceRequest, headers: dict[str, str]) -> None:
         out = []
         for rs in request.resource_spans:
             resource = {a.key: _value(a.value) for a in rs.resource.attributes}
@@ -91,6 +108,7 @@ class OTLPReceiver:
                     ))
         with self._lock:
             self.requests += 1
+            self.headers.append(headers)
             self.spans.extend(out)
 
     def named(self, name: str) -> list[ReceivedSpan]:

@@ -19,6 +19,12 @@ Configuration (first match wins for the exporter):
 Service name, resource attributes and sampling come from ``OTEL_SERVICE_NAME``,
 ``OTEL_RESOURCE_ATTRIBUTES``, ``OTEL_TRACES_SAMPLER[_ARG]`` as the SDK reads them.
 
+Log correlation: while a span is current, JSON log lines carry
+``logging.googleapis.com/trace`` (``projects/PROJECT/traces/TRACE_ID`` when the project is
+known from ``GOOGLE_CLOUD_PROJECT``, ``GCP_PROJECT``, the ``gcp.project_id`` resource
+attribute or the ``gcp`` mode's credentials; the bare trace id otherwise),
+``logging.googleapis.com/spanId`` and ``logging.googleapis.com/trace_sampled``.
+
 Parent context: ``DOCFLEET_TRACE_PARENT`` or ``TRACEPARENT`` (W3C ``traceparent``), so
 every task of a run joins one trace. ``docfleet run`` sets it for its tasks.
 
@@ -371,7 +377,10 @@ def setup_tracing(
         exporter = JsonLinesSpanExporter(mode[5:])
     if "service.name" not in attrs and not env.get("OTEL_SERVICE_NAME"):
         attrs["service.name"] = "docfleet"
-    provider = TracerProvider(resource=Resource.create(attrs))
+    resource_obj = Resource.create(attrs)
+    if not project and resource_obj.attributes.get("gcp.project_id"):
+        project = str(resource_obj.attributes["gcp.project_id"])
+    provider = TracerProvider(resource=resource_obj)
     processor = SimpleSpanProcessor(exporter) if mode == "custom" else BatchSpanProcessor(exporter)
     provider.add_span_processor(processor)
     with _lock:
