@@ -32,8 +32,10 @@ from docfleet.models import RunState, UnitState
 from docfleet.state import open_state_store
 from fleet import cli, events, named, start_worker, worker_env
 
-#: Lease of the fast scenarios: short, with generous waits around it.
-LEASE = 2.0
+#: Lease of the fast scenarios: short, with generous waits around it, and renewed six
+#: times per lease so that a worker starved of CPU on a loaded machine keeps it.
+LEASE = 3.0
+HEARTBEAT = 0.5
 #: Events that end one claim in its worker's log.
 TERMINAL = ("unit.done", "unit.fenced", "unit.fail", "lease.release", "unit.abandon",
             "lease.lost")
@@ -74,6 +76,7 @@ class Stack:
 
     def env(self, run_id: str, total: int | None = None, **settings: Any) -> dict[str, str]:
         settings.setdefault("lease_seconds", LEASE)
+        settings.setdefault("heartbeat_seconds", HEARTBEAT)
         settings.setdefault("linger_seconds", 3 * LEASE)
         settings.setdefault("DOCFLEET_STORE_RETRY_SECONDS", 60)
         return worker_env(self.state, self.out, run_id, total, **settings)
@@ -81,6 +84,13 @@ class Stack:
     @property
     def sqlite_path(self) -> Path | None:
         return Path(self.state.removeprefix("sqlite:///")) if self.backend == "sqlite" else None
+
+    def run_state(self, run_id: str) -> RunState | None:
+        """The run's state, through one client kept for the stack's life."""
+        if "store" not in self.__dict__:
+            self.__dict__["store"] = open_state_store(self.state)
+        run = self.__dict__["store"].get_run(run_id)
+        return run.state if run else None
 
     def files(self, run_id: str) -> RunFiles:
         return RunFiles(open_blob_store(self.out), run_id)
@@ -366,15 +376,6 @@ def recovery_times(faults: list[Fault], claims: dict[int, list[Claim]],
     return out
 
 
-def run_state(stack: Stack, run_id: str) -> RunState | None:
-    store = open_state_store(stack.state)
-    try:
-        run = store.get_run(run_id)
-        return run.state if run else None
-    finally:
-        store.close()
-
-
 def wait_event(log: Path, name: str, timeout: float = 60, **match: Any) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -393,7 +394,9 @@ def storm(stack: Stack, rng: random.Random, tasks: int = 16) -> Result:
     res = Result("1-cold-start-storm", stack.backend)
     run_id = new_run_id("storm")
     units = 3 * tasks
-    env = stack.env(run_id, units * 4, unit_size=4, BENCH_DOC_MS=rng.choice([5, 10, 20]))
+    # no fault here: a long lease, so that even a starved task keeps its claim
+    env = stack.env(run_id, units * 4, unit_size=4, BENCH_DOC_MS=rng.choice([5, 10, 20]),
+                    lease_seconds=20, heartbeat_seconds=2)
     logs = stack.root / run_id
     t0 = time.time()
     sup = Supervisor(stack, env, logs, tasks, max_restarts=0)
@@ -452,7 +455,7 @@ def kills(stack: Stack, rng: random.Random, slots: int = 3, random_kills: int = 
     completed: list[float] = []
 
     def monkey() -> None:
-        if not completed and run_state(stack, run_id) == RunState.COMPLETED:
+        if not completed and stack.run_state(run_id) == RunState.COMPLETED:
             completed.append(time.time())
         if kill_at and time.time() >= kill_at[0] and not completed:
             kill_at.pop(0)
@@ -531,16 +534,16 @@ def sigterm(stack: Stack, rng: random.Random, grace: float = 8.0) -> Result:
     a lingering peer takes it at once (the lease is 60 s: only the release frees it)."""
     res = Result("4-sigterm-release", stack.backend)
     run_id = new_run_id("term")
-    env = stack.env(run_id, 80, unit_size=80, BENCH_DOC_MS=100, lease_seconds=60,
+    env = stack.env(run_id, 40, unit_size=40, BENCH_DOC_MS=5, lease_seconds=60,
                     linger_seconds=60)
     logs = stack.root / run_id
     t0 = time.time()
     sup = Supervisor(stack, env, logs, 2, max_restarts=0)
-    first = sup.start(0)
+    first = sup.start(0, {"DOCFLEET_BENCH_DOC_MS": "500"})  # 20 s of work: it is busy
     claim = wait_event(first.log, "unit.claim", 60)
     peer = sup.start(1)
     wait_event(peer.log, "plan.resumed", 60)
-    time.sleep(0.5 + rng.random())  # the peer is lingering now
+    time.sleep(0.3 + rng.random())  # the peer is lingering now
     sent = time.time()
     first.proc.send_signal(signal.SIGTERM)
     try:
@@ -690,7 +693,7 @@ def skew(stack: Stack, rng: random.Random, factor: float = 3.0) -> Result:
     run_id = new_run_id("skew")
     units = 10
     # attempts are not the point here: a stolen claim still counts one
-    env = stack.env(run_id, units * 6, unit_size=6, BENCH_DOC_MS=80, MAX_ATTEMPTS=20)
+    env = stack.env(run_id, units * 6, unit_size=6, BENCH_DOC_MS=300, MAX_ATTEMPTS=20)
     logs = stack.root / run_id
     t0 = time.time()
     sup = Supervisor(stack, env, logs, 4, max_restarts=0)
@@ -698,8 +701,10 @@ def skew(stack: Stack, rng: random.Random, factor: float = 3.0) -> Result:
     sup.start(1)
     wait_event(sup.tasks[0].log, "unit.claim", 60)
     offset = factor * LEASE
-    sup.start(2, {"DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": str(offset)})
-    sup.start(3, {"DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": str(-offset)})
+    # the skewed tasks are fast, so they go idle (and reclaim) while honest peers work
+    fast = {"DOCFLEET_BENCH_DOC_MS": "20"}
+    sup.start(2, {**fast, "DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": str(offset)})
+    sup.start(3, {**fast, "DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": str(-offset)})
     codes = sup.wait(180)
     res.units = units
     if any(c != 0 for c in codes):

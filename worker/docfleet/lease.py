@@ -27,6 +27,9 @@ class LeaseKeeper:
         self.interval = interval
         self.log = log
         self.lost = threading.Event()
+        #: Set by the worker just before it completes, fails or releases the unit: a
+        #: renewal refused after that is the worker's own doing, not a lost lease.
+        self.ending = threading.Event()
         self._stop = threading.Event()
         self._trace_parent = telemetry.capture()  # lease spans are children of the unit's
         self._thread = threading.Thread(target=self._loop, name="lease-keeper", daemon=True)
@@ -57,7 +60,8 @@ class LeaseKeeper:
                 continue
             self._span("docfleet.lease.renew", started, renewed is not None)
             if renewed is None:
-                self._lose("the store refused the renewal (the unit was reclaimed)")
+                if not self.ending.is_set():
+                    self._lose("the store refused the renewal (the unit was reclaimed)")
                 return
             self.claim = renewed
             self.log.debug("renewed lease of unit %d", self.claim.unit_index,

@@ -210,9 +210,11 @@ class Worker:
             except DocfleetError as exc:
                 if exc.exit_code == EXIT_STORE:
                     raise
+                keeper.ending.set()
                 outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
             except Exception as exc:  # a pack's bug or a bad document: the unit fails
                 self.log.debug("%s", traceback.format_exc())
+                keeper.ending.set()
                 outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
             unit_span.set_attributes({"docfleet.unit.outcome": outcome.status,
                                       "docfleet.unit.documents": outcome.documents,
@@ -265,6 +267,7 @@ class Worker:
                              extra={"event": "unit.abandon", "unit": claim.unit_index})
             return UnitOutcome("lost")
         if self.stop.is_set():
+            keeper.ending.set()
             with telemetry.span("docfleet.lease.release",
                                 {"docfleet.unit.index": claim.unit_index}) as s:
                 released = self.store.release_unit(claim, clock.now())
@@ -289,6 +292,7 @@ class Worker:
             self.files.put(part_key(claim.unit_index), part_data)
         if faults.ARMED:
             faults.hit("unit.part")
+        keeper.ending.set()
         if not self.store.complete_unit(claim, part_sha, clock.now()):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,

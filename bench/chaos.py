@@ -1,0 +1,149 @@
+"""The long chaos run (issue 9): every fault scenario of ``tests/chaos/chaoslib.py``, N
+rounds on each state backend (SQLite, the Firestore emulator, the DynamoDB emulator),
+with seeded randomness. Prints a table and writes ``bench/results/chaos.json``:
+scenario x backend -> rounds, units, kills, recovered, lost (must be 0), double-completed
+(must be 0), time to recover (p50/p99).
+
+    python bench/chaos.py --rounds 5 [--backends sqlite,dynamodb] [--scenarios kills,skew]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import tempfile
+import time
+import traceback
+import uuid
+from contextlib import ExitStack
+from dataclasses import asdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "chaos"), str(ROOT / "worker")]
+
+import chaoslib  # noqa: E402
+from chaoslib import Result, Stack, pct  # noqa: E402
+
+import emulators  # noqa: E402
+
+BACKENDS = ("sqlite", "firestore", "dynamodb")
+
+
+class Stacks:
+    """Fresh stacks on demand; each cloud backend's emulator is started once."""
+
+    def __init__(self, scratch: Path, exits: ExitStack) -> None:
+        self.scratch = scratch
+        self.exits = exits
+        self.emulators: dict[str, emulators.Emulator] = {}
+
+    def _emulator(self, backend: str) -> emulators.Emulator:
+        if backend not in self.emulators:
+            start = emulators.start_firestore if backend == "firestore" else emulators.start_moto
+            emulator = start()
+            self.exits.callback(emulator.stop)
+            self.emulators[backend] = emulator
+        return self.emulators[backend]
+
+    def new(self, backend: str) -> Stack:
+        root = self.scratch / f"{backend}-{uuid.uuid4().hex[:8]}"
+        root.mkdir(parents=True)
+        out = f"file://{root / 'out'}"
+        if backend == "sqlite":
+            return Stack(backend, f"sqlite:///{root / 'state.db'}", out, root)
+        emulator = self._emulator(backend)
+        if backend == "firestore":
+            state = emulators.firestore_uri(emulator, f"c{uuid.uuid4().hex[:10]}-")
+        else:
+            state = emulators.make_dynamodb_table(emulator, f"chaos-{uuid.uuid4().hex[:10]}")
+        return Stack(backend, state, out, root, emulator)
+
+
+def summarize(results: list[Result]) -> dict:
+    recover = [s for r in results for s in r.recover_s]
+    return {
+        "rounds": len(results),
+        "units": sum(r.units for r in results),
+        "kills": sum(r.kills for r in results),
+        "recovered": sum(r.recovered for r in results),
+        "lost": sum(r.lost for r in results),
+        "double_completed": sum(r.double for r in results),
+        "failed_rounds": sum(bool(r.problems) for r in results),
+        "recover_p50_s": round(pct(recover, 0.5), 2) if recover else None,
+        "recover_p99_s": round(pct(recover, 0.99), 2) if recover else None,
+        "seconds": round(sum(r.seconds for r in results), 1),
+        "problems": [p for r in results for p in r.problems][:10],
+    }
+
+
+def table(rows: dict[str, dict[str, dict]]) -> str:
+    head = ("scenario", "backend", "rounds", "units", "kills", "recovered", "lost", "double",
+            "p50 s", "p99 s", "failed")
+    lines = [" | ".join(head), " | ".join("---" for _ in head)]
+    for scenario, by_backend in rows.items():
+        for backend, s in by_backend.items():
+            lines.append(" | ".join(str(x) for x in (
+                scenario, backend, s["rounds"], s["units"], s["kills"], s["recovered"],
+                s["lost"], s["double_completed"], s["recover_p50_s"], s["recover_p99_s"],
+                s["failed_rounds"])))
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--scenarios", default=",".join(chaoslib.SCENARIOS))
+    parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "chaos.json")
+    args = parser.parse_args()
+    backends = [b for b in args.backends.split(",") if b]
+    scenarios = [s for s in args.scenarios.split(",") if s]
+    rng = random.Random(args.seed)
+    rows: dict[str, dict[str, dict]] = {}
+    raw: list[dict] = []
+    started = time.time()
+    with ExitStack() as exits, tempfile.TemporaryDirectory(prefix="chaos-") as scratch:
+        stacks = Stacks(Path(scratch), exits)
+        for scenario in scenarios:
+            for backend in backends:
+                results = []
+                for round_ in range(args.rounds):
+                    seed = rng.randrange(2**31)
+                    try:
+                        result = chaoslib.SCENARIOS[scenario](stacks.new(backend),
+                                                              random.Random(seed))
+                    except Exception as exc:  # a scenario that could not finish
+                        result = Result(scenario, backend,
+                                        problems=[f"{type(exc).__name__}: {exc}"[:500]])
+                        traceback.print_exc()
+                    result.notes["seed"] = seed
+                    results.append(result)
+                    raw.append(asdict(result))
+                    print(f"{scenario:8} {backend:9} round {round_ + 1}/{args.rounds}: "
+                          f"{'ok' if not result.problems else 'FAILED'} "
+                          f"{result.seconds:.1f}s kills={result.kills} lost={result.lost} "
+                          f"double={result.double} {result.problems[:2]}", flush=True)
+                key = results[0].scenario if results else scenario
+                rows.setdefault(key, {})[backend] = summarize(results)
+    text = table(rows)
+    print(text)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({
+        "rounds": args.rounds, "seed": args.seed, "lease_seconds": chaoslib.LEASE,
+        "machine": f"{platform.machine()} {platform.python_version()}",
+        "elapsed_s": round(time.time() - started, 1), "table": rows, "table_md": text,
+        "runs": raw,
+    }, indent=1, default=str) + "\n")
+    print(f"wrote {args.out}")
+    bad = any(s["lost"] or s["double_completed"] or s["failed_rounds"]
+              for by in rows.values() for s in by.values())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

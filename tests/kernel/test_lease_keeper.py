@@ -1,0 +1,50 @@
+"""The heartbeat against a real SQLite store: a renewal refused because the worker itself
+just completed (or failed, or released) the unit is not a lost lease; a renewal refused
+because the unit was taken away is one."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from docfleet.lease import LeaseKeeper
+from docfleet.models import RunSpec
+from docfleet.planner import plan_units
+from docfleet.state.sqlite import SQLiteStateStore
+
+
+def _store(tmp_path: Path) -> SQLiteStateStore:
+    store = SQLiteStateStore(tmp_path / "state.db")
+    spec = RunSpec(run_id="r", total=2, unit_size=1, pack="bench")
+    store.create_run(spec, "planner", time.time())
+    store.put_units("r", plan_units(spec))
+    assert store.mark_planned("r", "planner", time.time())
+    return store
+
+
+def test_a_renewal_refused_after_the_workers_own_completion_is_not_a_lost_lease(
+    tmp_path: Path, caplog
+) -> None:
+    """Regression (found by tests/chaos storm): the heartbeat raced the completion and
+    logged 'lost the lease … (the unit was reclaimed)' for a unit its worker had just
+    completed."""
+    store = _store(tmp_path)
+    claim = store.claim_next_unit("r", "owner", 0, 30, time.time())
+    assert claim is not None
+    with caplog.at_level(logging.WARNING), \
+            LeaseKeeper(store, claim, 30, 0.02, logging.getLogger("t")) as keeper:
+        keeper.ending.set()
+        assert store.complete_unit(claim, "sha", time.time())
+        time.sleep(0.3)  # renewals keep firing (and being refused) until the keeper stops
+        assert not keeper.lost.is_set()
+    assert "lost the lease" not in caplog.text
+
+
+def test_a_renewal_refused_because_the_unit_was_taken_is_a_lost_lease(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    claim = store.claim_next_unit("r", "owner", 0, 30, time.time())
+    assert claim is not None
+    with LeaseKeeper(store, claim, 30, 0.02, logging.getLogger("t")) as keeper:
+        assert store.release_unit(claim, time.time())  # as a reclaim would
+        assert keeper.lost.wait(5)
