@@ -30,7 +30,7 @@ import json
 import os
 import random
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from docfleet.errors import (
@@ -51,7 +51,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.retry import RetryPolicy, default_bound, one_line
-from docfleet.state.base import TOTAL_SPEND_KEY, CreateResult, check_fingerprint
+from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
     FIRESTORE_RUNS_COLLECTION,
     FIRESTORE_SPEND_COLLECTION,
@@ -592,6 +592,88 @@ class FirestoreStateStore:
     def quarantined_providers(self, run_id: str) -> set[str]:
         snap = self._call("quarantine", lambda: self._read(self._quarantine_ref(run_id)))
         return set(snap.get("providers") or []) if snap.exists else set()
+
+    # -- fleet budget (issue 5) -------------------------------------------------------
+    # One document ``…/meta/budget`` holds ``reserved`` and the live reservations
+    # ``{id: {nano, expires_at}}``. A reserve is one transaction that reads the budget
+    # document and the run's total-spend counter shards (so a concurrent settle or
+    # add_spend conflicts with it), checks spent + reserved + nano <= cap and writes the
+    # budget document. Write rate: a document sustains about one write per second, and
+    # every reserve and settle writes the budget document, so a fleet making more calls
+    # than that uses block reservations (DOCFLEET_CATALOGUE_BLOCK_CALLS; the catalogue
+    # defaults to blocks on firestore://): one reserve and one settle per block of calls.
+    def _budget_ref(self, run_id: str) -> Any:
+        return self._run_ref(run_id).collection(META_COLLECTION).document("budget")
+
+    def _total_refs(self, run_id: str) -> list[Any]:
+        return [self._spend_ref(run_id, TOTAL_SPEND_KEY, s) for s in range(SPEND_SHARDS)]
+
+    def reserve_budget(
+        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
+    ) -> bool:
+        def fn(transaction: Any) -> bool:
+            budget = self._read(self._budget_ref(run_id), transaction)
+            data = budget.to_dict() if budget.exists else {}
+            held = data.get("reservations") or {}
+            if reservation_id in held:
+                return True
+            spent = sum(int((s.to_dict() or {}).get("nano") or 0) for s in transaction.get_all(
+                self._total_refs(run_id), retry=None, timeout=TIMEOUT) if s.exists)
+            reserved = int(data.get("reserved") or 0)
+            if spent + reserved + int(nano) > int(cap_nano):
+                return False
+            held[reservation_id] = {"nano": int(nano), "expires_at": float(expires_at)}
+            transaction.set(self._budget_ref(run_id),
+                            {"reserved": reserved + int(nano), "reservations": held})
+            return True
+
+        return self._tx("reserve_budget", fn)
+
+    def settle_reservation(
+        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
+    ) -> bool:
+        amounts = {m: int(v) for m, v in spend.items() if m != TOTAL_SPEND_KEY}
+        amounts[TOTAL_SPEND_KEY] = sum(amounts.values())
+        shard = random.randrange(SPEND_SHARDS)
+
+        def fn(transaction: Any) -> bool:
+            budget = self._read(self._budget_ref(run_id), transaction)
+            data = budget.to_dict() if budget.exists else {}
+            held = data.get("reservations") or {}
+            entry = held.pop(reservation_id, None)
+            if entry is not None:
+                transaction.set(self._budget_ref(run_id), {
+                    "reserved": int(data.get("reserved") or 0) - int(entry["nano"]),
+                    "reservations": held})
+            for key, amount in amounts.items():
+                transaction.set(self._spend_ref(run_id, key, shard),
+                                {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
+            return entry is not None
+
+        return self._tx("settle_reservation", fn)
+
+    def release_expired_reservations(self, run_id: str, now: float) -> int:
+        def fn(transaction: Any) -> int:
+            budget = self._read(self._budget_ref(run_id), transaction)
+            if not budget.exists:
+                return 0
+            data = budget.to_dict()
+            held = data.get("reservations") or {}
+            expired = [k for k, v in held.items() if float(v["expires_at"]) < now]
+            if not expired:
+                return 0
+            freed = sum(int(held.pop(k)["nano"]) for k in expired)
+            transaction.set(self._budget_ref(run_id), {
+                "reserved": int(data.get("reserved") or 0) - freed, "reservations": held})
+            return len(expired)
+
+        return self._tx("release_expired_reservations", fn)
+
+    def budget_state(self, run_id: str) -> BudgetState:
+        snap = self._call("budget", lambda: self._read(self._budget_ref(run_id)))
+        data = snap.to_dict() if snap.exists else {}
+        return BudgetState(self.total_spend(run_id), int(data.get("reserved") or 0),
+                           len(data.get("reservations") or {}))
 
     def close(self) -> None:
         self._client.close()
