@@ -144,6 +144,7 @@ def test_tracing_off_is_a_shared_no_op() -> None:
     with telemetry.llm_call("gpt-x") as call:
         call.done(input_tokens=1, output_tokens=2, cost_nano_usd=3)
     assert telemetry.log_fields() == {}
+    assert telemetry.render_stage("pdf", 3) is telemetry.span("x")
     assert telemetry.traceparent() is None
 
 
@@ -152,7 +153,13 @@ def test_llm_call_uses_genai_attributes(exporter: InMemorySpanExporter) -> None:
         call.done(input_tokens=120, output_tokens=30, cost_nano_usd=27_000, outcome="ok")
     with telemetry.llm_call("gpt-4o-mini", provider="openai") as call:
         call.done(outcome="error", error="RateLimitError: slow down")
-    ok, bad = exporter.get_finished_spans()
+    started = telemetry.now_ns()
+    telemetry.record_llm_call("m1", started, outcome="budget", cost_nano_usd=0,
+                              provider="openai")
+    ok, bad, late = exporter.get_finished_spans()
+    assert late.name == "chat m1" and late.start_time == started
+    assert late.attributes["docfleet.llm.outcome"] == "budget"
+    assert late.attributes["gen_ai.provider.name"] == "openai"
     assert ok.name == "chat gpt-4o-mini" and ok.kind.name == "CLIENT"
     assert dict(ok.attributes) == {
         "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o-mini",

@@ -105,6 +105,20 @@ def span(
                                          attributes=attributes)
 
 
+def render_stage(stage: str, index: int, attributes: Attributes | None = None
+                 ) -> AbstractContextManager[Span]:
+    """The span of one document render stage (``record``, ``html``, ``pdf``, ``scan``):
+    ``docfleet.render.{stage}`` with ``docfleet.document.index``::
+
+        with render_stage("pdf", index):
+            pdf = chromium.submit(html, width, height).result()
+    """
+    if _tracer is None:
+        return _NOOP
+    return span(f"docfleet.render.{stage}", {"docfleet.document.index": index,
+                                             **(attributes or {})})
+
+
 def record_span(
     name: str, start_ns: int, attributes: Attributes | None = None, *,
     kind: SpanKind = SpanKind.INTERNAL, error: str | None = None,
@@ -203,6 +217,35 @@ def llm_call(
     with _tracer.start_as_current_span(f"{operation} {model}", kind=SpanKind.CLIENT,
                                        attributes=attrs) as s:
         yield LLMCall(s)
+
+
+def record_llm_call(
+    model: str, start_ns: int, *, outcome: str, input_tokens: int | None = None,
+    output_tokens: int | None = None, cost_nano_usd: int | None = None,
+    provider: str | None = None, error: str | None = None, operation: str = "chat",
+) -> None:
+    """Record a finished LLM call that started at ``start_ns`` (:func:`now_ns`) as the
+    same CLIENT span :func:`llm_call` makes, for code that knows the cost only after the
+    call (budget settle)::
+
+        started = telemetry.now_ns()
+        ...  # call, settle
+        telemetry.record_llm_call(model, started, outcome="ok", input_tokens=...,
+                                  output_tokens=..., cost_nano_usd=actual)
+    """
+    if _tracer is None:
+        return
+    attrs: dict[str, Any] = {"gen_ai.operation.name": operation, "gen_ai.request.model": model,
+                             "docfleet.llm.outcome": outcome}
+    for key, value in (("gen_ai.provider.name", provider),
+                       ("gen_ai.usage.input_tokens", input_tokens),
+                       ("gen_ai.usage.output_tokens", output_tokens),
+                       ("docfleet.llm.cost_nano_usd", cost_nano_usd)):
+        if value is not None:
+            attrs[key] = value
+    if error:
+        attrs["error.type"] = error.split(":", 1)[0]
+    record_span(f"{operation} {model}", start_ns, attrs, kind=SpanKind.CLIENT, error=error)
 
 
 def log_fields() -> dict[str, Any]:
