@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import emulators
 import pytest
 
+import emulators
 from docfleet.models import UnitState
 from docfleet.state import open_state_store
 from fleet import (

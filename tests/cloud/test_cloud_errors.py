@@ -1,0 +1,73 @@
+"""What a user sees when a cloud backend cannot be used: a missing SDK names its extra;
+an unreachable endpoint, a missing table or bucket is one line and an exit code, never a
+traceback."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+import emulators
+from docfleet.blob import open_blob_store
+from docfleet.errors import MissingExtraError
+from docfleet.state import open_state_store
+from fleet import cli
+
+
+@pytest.mark.parametrize(
+    ("uri", "module", "extra"),
+    [
+        ("dynamodb://t?region=us-east-1", "boto3", "aws"),
+        ("firestore://p?prefix=x-", "google.cloud.firestore", "gcp"),
+        ("s3://bucket/x", "boto3", "aws"),
+        ("gs://bucket/x", "google.cloud.storage", "gcp"),
+    ],
+)
+def test_a_missing_sdk_names_the_extra_to_install(
+    uri: str, module: str, extra: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    opener = open_state_store if uri.split(":")[0] in ("dynamodb", "firestore") else \
+        open_blob_store
+    with pytest.raises(MissingExtraError, match=rf"docfleet\[{extra}\]"):
+        opener(uri)
+
+
+def _one_line_error(result, code: int, *needles: str) -> None:  # type: ignore[no-untyped-def]
+    assert result.returncode == code, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("kind", ["dynamodb", "firestore"])
+def test_an_unreachable_state_store_is_one_line_after_the_retry_bound(kind: str) -> None:
+    port = emulators.free_port()  # nothing listens there
+    uri = (f"dynamodb://t?region=us-east-1&endpoint=http://127.0.0.1:{port}&retry_seconds=2"
+           if kind == "dynamodb" else
+           f"firestore://p?emulator=127.0.0.1:{port}&retry_seconds=2")
+    _one_line_error(cli("status", "some-run", "--state", uri, timeout=60), 4, "over 2s")
+
+
+@pytest.mark.parametrize("kind", ["s3", "gs"])
+def test_an_unreachable_blob_store_is_one_line_after_the_retry_bound(kind: str) -> None:
+    port = emulators.free_port()
+    uri = (f"s3://bucket/x?endpoint=http://127.0.0.1:{port}&retry_seconds=2" if kind == "s3"
+           else f"gs://bucket/x?emulator=http://127.0.0.1:{port}&retry_seconds=2")
+    _one_line_error(cli("verify", "some-run", "--out", uri, timeout=60), 4, "over 2s")
+
+
+def test_a_missing_table_or_bucket_is_a_config_error(request: pytest.FixtureRequest) -> None:
+    emulators.ensure_plugin(request.config)
+    moto = request.getfixturevalue("moto_emulator")
+    gcs = request.getfixturevalue("gcs_emulator")
+    _one_line_error(cli("status", "r", "--state",
+                        f"dynamodb://no-such-table?region=us-east-1&endpoint={moto.url}"),
+                    2, "no-such-table", "does not exist")
+    _one_line_error(cli("verify", "r", "--out", f"s3://no-such-bucket/x?endpoint={moto.url}"),
+                    2, "no-such-bucket", "does not exist")
+    _one_line_error(cli("verify", "r", "--out", f"gs://no-such-bucket/x?emulator={gcs.url}"),
+                    2, "no-such-bucket", "does not exist")
