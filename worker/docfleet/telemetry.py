@@ -423,7 +423,9 @@ def setup_tracing(
     resource_obj = Resource.create(attrs)
     if not project and resource_obj.attributes.get("gcp.project_id"):
         project = str(resource_obj.attributes["gcp.project_id"])
-    provider = TracerProvider(resource=resource_obj)
+    # shutdown_on_exit=False: :func:`shutdown` bounds the final flush; an atexit hook
+    # would block the exit again on an unreachable collector.
+    provider = TracerProvider(resource=resource_obj, shutdown_on_exit=False)
     processor = SimpleSpanProcessor(exporter) if mode == "custom" else BatchSpanProcessor(exporter)
     provider.add_span_processor(processor)
     with _lock:
@@ -437,14 +439,32 @@ def flush(timeout_millis: int = FLUSH_TIMEOUT_MILLIS) -> bool:
     return _provider.force_flush(timeout_millis) if _provider is not None else True
 
 
-def shutdown(timeout_millis: int = FLUSH_TIMEOUT_MILLIS) -> None:
-    """Flush (bounded by ``timeout_millis``) and stop tracing; later spans are no-ops."""
+def shutdown(timeout_millis: int = FLUSH_TIMEOUT_MILLIS) -> bool:
+    """Flush and stop tracing, returning within about ``timeout_millis`` even when the
+    collector is unreachable (the exporter's own retries can take longer: they are left
+    to a daemon thread and the undelivered spans are lost). Later spans are no-ops.
+    Returns whether everything was delivered in time."""
     global _tracer, _provider
     with _lock:
         provider, _provider, _tracer = _provider, None, None
-    if provider is not None:
-        provider.force_flush(timeout_millis)
+    if provider is None:
+        return True
+    result: list[bool] = []
+
+    def close() -> None:
+        result.append(provider.force_flush(timeout_millis))
         provider.shutdown()
+
+    closer = threading.Thread(target=close, name="trace-shutdown", daemon=True)
+    closer.start()
+    closer.join(timeout_millis / 1000 + 0.5)
+    delivered = bool(result and result[0]) and not closer.is_alive()
+    if not delivered:
+        import logging
+
+        logging.getLogger("docfleet").warning(
+            "spans not delivered within %.1f s; exiting without them", timeout_millis / 1000)
+    return delivered
 
 
 @contextmanager
