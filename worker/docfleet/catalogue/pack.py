@@ -62,8 +62,9 @@ class CatalogueSession:
                                 extra={"event": "catalogue.no_price"})
 
     async def _make_guard(self, cls: Any, task: Any) -> Any:
+        blocks = task.blocks_for(self.context.store.uri)
         return cls(self.context.store, self.context.run_id, self.context.owner,
-                   self.options.cap_nano, ttl_seconds=task.ttl, block_calls=task.block_calls)
+                   self.options.cap_nano, ttl_seconds=task.ttl_for(blocks), block_calls=blocks)
 
     def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
         items = [self.options.item(i) for i in indexes]

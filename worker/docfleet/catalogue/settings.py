@@ -5,6 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: default block size on Firestore: one budget-document write per 16 calls (reserve) plus
+#: one (settle), i.e. a fleet making ~8 calls/s keeps that document near 1 write/s
+FIRESTORE_BLOCK_CALLS = 16
+
 
 class CatalogueSettings(BaseSettings):
     """How one task makes its calls. Field ``x`` is read from ``DOCFLEET_CATALOGUE_X``."""
@@ -16,14 +20,22 @@ class CatalogueSettings(BaseSettings):
     retries: int = Field(default=3, ge=0, le=20)
     backoff_base: float = Field(default=0.25, ge=0)
     api_base: str | None = None
-    #: worst cases per budget reservation write (1 = one write per call)
-    block_calls: int = Field(default=1, ge=1, le=10_000)
+    #: worst cases per budget reservation write (1 = one write per call); default 1, or
+    #: FIRESTORE_BLOCK_CALLS on firestore:// (a document takes ~1 sustained write/s)
+    block_calls: int | None = Field(default=None, ge=1, le=10_000)
     #: reservation expiry; default: 2 x call timeout + 30 s (block mode: 600 s)
     reservation_ttl: float | None = Field(default=None, gt=0)
     quarantine_refresh: float = Field(default=2.0, gt=0)
 
-    @property
-    def ttl(self) -> float:
+    def blocks_for(self, state_uri: str) -> int:
+        """Calls per reservation for a store: the setting, else by backend."""
+        if self.block_calls is not None:
+            return self.block_calls
+        return FIRESTORE_BLOCK_CALLS if state_uri.startswith("firestore://") else 1
+
+    def ttl_for(self, block_calls: int) -> float:
+        """Reservation expiry: the setting, else 2 x call timeout + 30 s (600 s for blocks,
+        which live as long as a unit)."""
         if self.reservation_ttl is not None:
             return self.reservation_ttl
-        return 600.0 if self.block_calls > 1 else 2 * self.call_timeout + 30.0
+        return 600.0 if block_calls > 1 else 2 * self.call_timeout + 30.0
