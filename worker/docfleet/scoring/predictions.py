@@ -14,6 +14,7 @@ Raises :class:`PredictionsError` naming the file and line of the first bad recor
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,11 +104,12 @@ def read_predictions(path: Path, documents: dict[int, str]) -> list[Prediction]:
                 raise PredictionsError(f"{path}:{number}: expected a JSON object")
             out.append(_record(raw, f"{path}:{number}", resolve, number))
     else:
-        reader = csv.DictReader(text.splitlines())
+        reader = csv.DictReader(io.StringIO(text, newline=""))
         if reader.fieldnames is None or not {"document", "field", "value"} <= set(
                 reader.fieldnames):
             raise PredictionsError(f"{path}: the CSV header must name document, field, value",
                                    "optional: line, page, x0, y0, x1, y1")
-        for number, row in enumerate(reader, start=2):
+        for row in reader:
+            number = reader.line_num  # the row's last physical line
             out.append(_record(row, f"{path}:{number}", resolve, number))
     return out
