@@ -34,6 +34,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from docfleet.errors import DocfleetError
 from docfleet.models import RunSpec
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
@@ -153,14 +154,20 @@ def main() -> None:
                     else:
                         uri = cloud.uri(backend)
                     with ctx.Pool(procs) as pool:
-                        row = measure(uri, args.units, procs, pool, offset=start == "offset")
+                        try:
+                            row = measure(uri, args.units, procs, pool,
+                                          offset=start == "offset")
+                        except DocfleetError as exc:  # e.g. claims that never get through
+                            row = {"procs": procs, "units": args.units,
+                                   "error": str(exc)[:160]}
                     rows.append({"backend": backend, "start": start, **row})
                     print(json.dumps(rows[-1]), flush=True)
     table = Table(title=f"claims: {args.units} units, no-op payload")
-    for col in rows[0]:
+    columns = list(dict.fromkeys(c for row in rows for c in row))
+    for col in columns:
         table.add_column(col, justify="right")
     for row in rows:
-        table.add_row(*(str(v) for v in row.values()))
+        table.add_row(*(str(row.get(c, "")) for c in columns))
     Console(width=160).print(table)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"bench": "claims", "rows": rows}, indent=1) + "\n")
