@@ -27,7 +27,7 @@ CONDITIONS = ("clean", "scan")
 FORMATS = ("pdf", "html")
 MAX_LINES = 200
 
-KNOWN = ("format", "archetypes", "locales", "conditions", "lines")
+KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue")
 
 
 @dataclass(frozen=True)
@@ -37,9 +37,13 @@ class InvoiceOptions:
     locales: dict[str, float]
     conditions: dict[str, float]
     lines: tuple[int, int] | None
+    #: an LLM catalogue (``<out>/<catalogue run id>``) to draw line descriptions from
+    catalogue: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        extra = {"catalogue": self.catalogue} if self.catalogue else {}
         return {
+            **extra,
             "format": self.format,
             "archetypes": self.archetypes,
             "locales": self.locales,
@@ -122,4 +126,10 @@ def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
     if fmt == "html" and "scan" in conditions:
         raise ConfigError("option conditions: scan needs format pdf",
                           "use --option conditions=clean with --option format=html")
-    return InvoiceOptions(fmt, archetypes, locales, conditions, _lines(options.get("lines")))
+    catalogue = str(options.get("catalogue") or "").strip() or None
+    if catalogue:
+        from docfleet.catalogue.artifact import split_catalogue_uri
+
+        split_catalogue_uri(catalogue)  # ConfigError for a URI that names no run
+    return InvoiceOptions(fmt, archetypes, locales, conditions, _lines(options.get("lines")),
+                          catalogue)

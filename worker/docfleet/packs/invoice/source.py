@@ -25,7 +25,7 @@ from docfleet.packs.invoice.records import (
     cents,
     tax_lines,
 )
-from docfleet.seeding import document_rng
+from docfleet.seeding import document_rng, document_seed
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
@@ -139,6 +139,23 @@ class InvoiceSource:
 
     def __init__(self, options: InvoiceOptions) -> None:
         self.options = options
+        self.catalogue = None
+        if options.catalogue:
+            from docfleet.catalogue.artifact import Catalogue
+
+            self.catalogue = Catalogue.load(options.catalogue)
+
+    def _description(self, product: Product, line_key: str, jur: Jurisdiction, run_id: str,
+                     index: int, number: int) -> str:
+        """The line's description: from the catalogue when one is given and holds text
+        for (product line, locale) — drawn by a seed of its own, so the record's other
+        draws are the same with or without a catalogue — else the product's name."""
+        if self.catalogue is not None:
+            seed = document_seed(run_id, index) ^ number
+            text = self.catalogue.pick("description", jur.locale, seed, line=line_key)
+            if text:
+                return text
+        return product.names[jur.language]
 
     def generate(self, run_id: str, index: int) -> Invoice:
         rng = document_rng(run_id, index)
@@ -169,7 +186,9 @@ class InvoiceSource:
             discount = rng.choice(DISCOUNTS) if rng.random() < 0.2 else Decimal(0)
             variant = f"{product.code}-{rng.randint(100, 999)}"
             lines.append(build_line(
-                number, variant, product.names[jur.language], product.pricing, quantity,
+                number, variant,
+                self._description(product, product_line.key, jur, run_id, index, number),
+                product.pricing, quantity,
                 qplaces, UNITS[product.unit][jur.language], price, pplaces, discount,
                 rates[product.tax_class],
             ))
