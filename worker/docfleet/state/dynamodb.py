@@ -482,7 +482,12 @@ class DynamoDBStateStore:
             returns="ALL_NEW",
         )
         if item is None:
-            return None
+            # lost the race, or an earlier attempt of this update landed and only its
+            # answer was lost (then the retry failed the condition): the token tells
+            current = self._get(_unit_key(run_id, index)) or {}
+            if current.get("lease_owner") != token or current.get("state") != "RUNNING":
+                return None
+            item = current
         return Claim(run_id=run_id, unit_index=index, start=_i(item["start"]),
                      count=_i(item["count"]), token=token, attempts=_i(item["attempts"]),
                      lease_expires_at=expires)

@@ -397,6 +397,12 @@ class FirestoreStateStore:
                 retry=None, timeout=TIMEOUT)
         except (gexc.FailedPrecondition, gexc.NotFound):
             raise _Lost from None
+        except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
+            # the write may have landed with its answer lost: the token tells
+            current = self._call("claim", lambda: self._read(snap.reference))
+            if current.exists and current.get("lease_owner") == claim.token:
+                return claim
+            raise
         return claim
 
     def _claim_fields(self, snap: Any, run_id: str, owner: str, lease_seconds: float,
