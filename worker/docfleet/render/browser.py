@@ -96,6 +96,11 @@ class Chromium:
                                                 self._loop)
 
     @property
+    def alive(self) -> bool:
+        """False once closed or once the browser process is gone (crashed, killed)."""
+        return not self._closed and bool(self._browser.is_connected())
+
+    @property
     def version(self) -> str:
         return str(self._browser.version)
 

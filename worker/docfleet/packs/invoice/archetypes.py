@@ -32,8 +32,9 @@ class Archetype:
 SANS = ("'Liberation Sans', sans-serif", "'DejaVu Sans', sans-serif")
 SERIF = ("'Liberation Serif', serif", "'DejaVu Serif', serif")
 MONO = ("'Liberation Mono', monospace", "'DejaVu Sans Mono', monospace")
-CONDENSED = ("'DejaVu Sans Condensed', 'DejaVu Sans', sans-serif",
-             "'Liberation Sans Narrow', 'Liberation Sans', sans-serif")
+#: only families of Debian's fonts-dejavu-core and fonts-liberation2 (what setup-dev and
+#: the image install), so layouts are the same wherever the worker runs
+FORM = ("'Liberation Sans', sans-serif", "'DejaVu Sans', sans-serif")
 
 ARCHETYPE_SPECS: dict[str, Archetype] = {
     "classic": Archetype("classic", "invoice/classic.html.j2", SERIF + SANS[:1], row_height=24,
@@ -43,7 +44,7 @@ ARCHETYPE_SPECS: dict[str, Archetype] = {
     "receipt": Archetype("receipt", "invoice/receipt.html.j2", MONO, row_height=38,
                          first_top=430, next_top=110, bottom=170, totals_base=110, tax_row=18,
                          page_width=378),
-    "boxed": Archetype("boxed", "invoice/boxed.html.j2", CONDENSED, row_height=24,
+    "boxed": Archetype("boxed", "invoice/boxed.html.j2", FORM, row_height=24,
                        first_top=440, next_top=150, bottom=150, totals_base=110, tax_row=22),
 }
 

@@ -67,6 +67,9 @@ class InvoiceSession:
 
     @property
     def chromium(self) -> Chromium:
+        if self._chromium is not None and self._owns_chromium and not self._chromium.alive:
+            self._chromium.close()  # a crashed browser: the next unit gets a fresh one
+            self._chromium = None
         if self._chromium is None:
             self._chromium = Chromium(self.chromium_path, self.pages)
             self._owns_chromium = True
