@@ -58,7 +58,8 @@ class LeaseKeeper:
                     self._lose("expired while the store was unreachable")
                     return
                 continue
-            self._span("docfleet.lease.renew", started, renewed is not None)
+            if renewed is not None or not self.ending.is_set():  # else: the unit just ended
+                self._span("docfleet.lease.renew", started, renewed is not None)
             if renewed is None:
                 if not self.ending.is_set():
                     self._lose("the store refused the renewal (the unit was reclaimed)")
