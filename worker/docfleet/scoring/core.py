@@ -19,7 +19,8 @@ Counting (micro-averaged; every prediction is a claim):
   ``accuracy`` is the share with IoU ≥ the threshold (default 0.5).
 
 All documents of the run are scored: a document without predictions counts its fields
-as false negatives. Breakdowns repeat the counts per archetype, locale and condition.
+as false negatives. Precision without any prediction is 0 (1 if there was nothing to
+find); recall likewise. Breakdowns repeat the counts per archetype, locale and condition.
 """
 
 from __future__ import annotations

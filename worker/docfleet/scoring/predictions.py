@@ -89,9 +89,11 @@ def read_predictions(path: Path, documents: dict[int, str]) -> list[Prediction]:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise PredictionsError(f"cannot read predictions {path}: {exc.strerror}") from None
+    out: list[Prediction] = []
+    if not text.strip():
+        return out  # no predictions: every golden field is a false negative
     jsonl = path.suffix.lower() in (".jsonl", ".json", ".ndjson") or (
         path.suffix.lower() != ".csv" and text.lstrip().startswith("{"))
-    out: list[Prediction] = []
     if jsonl:
         for number, line in enumerate(text.splitlines(), start=1):
             if not line.strip():

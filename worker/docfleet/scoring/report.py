@@ -23,13 +23,17 @@ def _loc(m: dict[str, Any]) -> str:
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
     """Per-field table, then one table per breakdown dimension."""
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:  # piped: wide enough for every column
+            console = Console(width=130)
     boxes = report["overall"].get("localisation") is not None
     title = (f"run {report.get('run_id', '?')}: {report['documents']} documents, "
              f"{report.get('predictions', 0)} predictions, {report['mode']} matching")
     table = Table(title=title)
-    for col in ("field", "support", "TP", "FP", "FN", "precision %", "recall %", "F1 %"):
-        table.add_column(col, justify="left" if col == "field" else "right")
+    table.add_column("field", no_wrap=True)
+    for col in ("support", "TP", "FP", "FN", "precision %", "recall %", "F1 %"):
+        table.add_column(col, justify="right")
     if boxes:
         table.add_column(f"IoU≥{report['iou_threshold']} % (mean)", justify="right")
 
