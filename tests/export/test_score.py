@@ -218,7 +218,8 @@ def test_numbers_parse_whatever_the_locale(text: str, locale: str | None, value:
 
 @pytest.mark.parametrize("text", ["2024-03-31", "31/03/2024", "31.03.2024", "31 mars 2024",
                                   "31. März 2024", "March 31, 2024", "Mar 31 2024",
-                                  "31-Mar-24", "2024/03/31", "31 de marzo de 2024"])
+                                  "31-Mar-24", "2024/03/31", "31 de marzo de 2024",
+                                  "2024-03-31T00:00:00Z"])
 def test_dates_parse_in_common_formats(text: str) -> None:
     assert parse_date(text, "fr-FR") == dt.date(2024, 3, 31)
 

@@ -148,6 +148,9 @@ def _date(year: int, month: int, day: int) -> dt.date | None:
 
 def parse_date(text: str, locale: str | None = None) -> dt.date | None:
     """A date from any common printed form, or None."""
+    stamp = re.match(r"\s*(\d{4}-\d{2}-\d{2})[T ]\d", text)  # an ISO timestamp
+    if stamp:
+        return _date(*(int(x) for x in stamp.group(1).split("-")))
     folded = _fold(unicodedata.normalize("NFKC", text)).strip()
     tokens = re.findall(r"\d+|[^\W\d_]+", folded)
     numbers = [t for t in tokens if t.isdigit()]
