@@ -28,6 +28,9 @@ def test_a_missing_sdk_names_the_extra_to_install(
     uri: str, module: str, extra: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if not installed
+    parent, _, child = module.rpartition(".")
+    if parent in sys.modules:  # `from google.cloud import x` would find the attribute
+        monkeypatch.delattr(sys.modules[parent], child, raising=False)
     opener = open_state_store if uri.split(":")[0] in ("dynamodb", "firestore") else \
         open_blob_store
     with pytest.raises(MissingExtraError, match=rf"docfleet\[{extra}\]"):

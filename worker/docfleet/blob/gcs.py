@@ -97,9 +97,22 @@ class GCSBlobStore:
             raise gcp_error(exc, f"{self.uri} {op}") from None
 
     def _check_bucket(self) -> None:
-        if not self._call("open", lambda: self._bucket.exists(timeout=TIMEOUT, retry=None)):
+        """Fail fast on a missing bucket or bad credentials. Lists one object rather than
+        reading the bucket's metadata: object roles (least privilege) cannot do that."""
+        from google.api_core import exceptions as gexc
+
+        def probe() -> None:
+            blobs = self._client.list_blobs(self._bucket, prefix=self.prefix, max_results=1,
+                                            timeout=TIMEOUT, retry=None)
+            list(blobs)
+
+        try:
+            self._retry.call(probe, "open")
+        except gexc.NotFound:
             raise ConfigError(f"GCS bucket '{self._bucket.name}' does not exist",
-                              "create it first (see terraform/) or fix the --out URI")
+                              "create it first (see terraform/) or fix the --out URI") from None
+        except gexc.GoogleAPICallError as exc:
+            raise gcp_error(exc, f"cannot open {self.uri}") from None
 
     def _key(self, key: str) -> str:
         if key.startswith("/") or ".." in key.split("/"):
