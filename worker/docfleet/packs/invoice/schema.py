@@ -12,6 +12,11 @@ Export and scoring read these tables; names and column meanings stay stable. Con
   the box columns are null and ``words`` is empty.
 - ``fields.text`` is the exact printed string; ``fields.value`` is its canonical form
   (money ``1234.50``, dates ``2024-03-31``, percentages ``20``, other text as printed).
+- Field names are listed in :mod:`docfleet.packs.invoice.pack`; a value that is not
+  printed (no PO number, no discount) has no ``fields`` row.
+- ``words`` are the page's text split on ASCII whitespace, in document order per page;
+  no-break spaces do not split, so ``1\u00a0234,50\u00a0€`` is one word. Every word of a
+  field carries the field's ``field`` / ``line`` / ``occurrence``.
 - A field printed more than once (the invoice number in a running header) has one row per
   printed occurrence, told apart by ``page`` and ``occurrence``.
 """
@@ -106,7 +111,9 @@ FIELDS = pa.schema(
     [
         pa.field("document", pa.int64(), nullable=False),
         pa.field("field", pa.string(), nullable=False),  # e.g. total, seller_name, quantity
-        pa.field("line", pa.int32()),  # line item number for per-line fields, else null
+        #: line item number for per-line fields, tax row number (1-based, ascending rate)
+        #: for tax_rate / tax_base / tax_amount, else null
+        pa.field("line", pa.int32()),
         pa.field("occurrence", pa.int32(), nullable=False),  # 0 first printing, 1, …
         pa.field("text", pa.string(), nullable=False),  # exactly as printed
         pa.field("value", pa.string(), nullable=False),  # canonical form
