@@ -26,10 +26,8 @@ REGION = "us-east-1"
 
 @pytest.fixture(scope="module")
 def moto() -> Iterator[object]:
-    try:
-        from emulators import moto_available, start_moto
-    except ImportError:  # the cloud-backend helpers are not in this tree
-        pytest.skip("tests/emulators.py is not available")
+    from emulators import moto_available, start_moto
+
     require(moto_available(), "moto[server]")
     server = start_moto()
     yield server

@@ -167,7 +167,7 @@ def test_worker_service_account_roles_are_least_privilege() -> None:
         else:
             project_roles.add(body["role"])
     assert project_roles == {"roles/datastore.user", "roles/cloudtrace.agent",
-                             "roles/logging.logWriter"}
+                             "roles/telemetry.tracesWriter", "roles/logging.logWriter"}
     bucket = dict(resources(module, "google_storage_bucket_iam_member"))["worker_objects"]
     assert bucket["role"] == "roles/storage.objectAdmin"
     assert bucket["bucket"] == "${google_storage_bucket.out.name}"

@@ -5,6 +5,7 @@ follows a real run in the state store."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -13,9 +14,15 @@ from pathlib import Path
 import pytest
 from fake_cloud_run import FakeCloudRun
 
-pytest.importorskip("google.cloud.run_v2", reason="the gcp extra is not installed")
+from conftest import require
 
 PROJECT, REGION = "docfleet-test", "europe-west1"
+
+
+@pytest.fixture(autouse=True)
+def _gcp_extra() -> None:
+    require(importlib.util.find_spec("google.cloud.run_v2") is not None,
+            "google-cloud-run (the gcp extra)")
 
 
 def _launch(fake: FakeCloudRun, tmp: Path, *args: str, timeout: float = 180,

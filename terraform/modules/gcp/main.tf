@@ -62,8 +62,10 @@ resource "google_project_iam_member" "worker_datastore" {
   }
 }
 
+# Spans go by OTLP to telemetry.googleapis.com (tracesWriter) or the Cloud Trace API
+# (cloudtrace.agent); logs to Cloud Logging. All three are write-only.
 resource "google_project_iam_member" "worker_telemetry" {
-  for_each = toset(["roles/cloudtrace.agent", "roles/logging.logWriter"])
+  for_each = toset(["roles/cloudtrace.agent", "roles/telemetry.tracesWriter", "roles/logging.logWriter"])
 
   project = var.project_id
   role    = each.value
