@@ -16,7 +16,7 @@ variable "name" {
 }
 
 variable "image" {
-  description = "Initial worker image; later deploys replace it through Cloud Build. null = <repository>/docfleet:latest."
+  description = "Initial worker image; later deploys replace it through Cloud Build. null = a placeholder until the first build."
   type        = string
   default     = null
 }

@@ -9,7 +9,9 @@
 locals {
   bucket_name = coalesce(var.bucket_name, "${var.project_id}-${var.name}-out")
   repository  = "${var.region}-docker.pkg.dev/${var.project_id}/${google_artifact_registry_repository.images.repository_id}"
-  image       = coalesce(var.image, "${local.repository}/docfleet:latest")
+  # Before the first Cloud Build there is no docfleet image: the job starts on Google's
+  # sample job image and every deploy replaces it (lifecycle.ignore_changes below).
+  image = coalesce(var.image, "us-docker.pkg.dev/cloudrun/container/job:latest")
   state_uri = join("", [
     "firestore://${var.project_id}/${google_firestore_database.state.name}",
     var.state_prefix == "" ? "" : "?prefix=${var.state_prefix}",
@@ -181,6 +183,15 @@ resource "google_artifact_registry_repository" "images" {
     action = "KEEP"
     most_recent_versions {
       keep_count = 20
+    }
+  }
+
+  cleanup_policies {
+    id     = "delete-old"
+    action = "DELETE"
+    condition {
+      tag_state  = "ANY"
+      older_than = "7776000s" # 90 days; the 20 most recent are kept regardless
     }
   }
 }

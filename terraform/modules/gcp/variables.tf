@@ -21,7 +21,7 @@ variable "name" {
 }
 
 variable "image" {
-  description = "Worker image (entrypoint docfleet, command work). Cloud Build replaces it on every deploy; null uses <repository>/docfleet:latest."
+  description = "Initial worker image (entrypoint docfleet, command work). Cloud Build replaces it on every deploy; null starts the job on Google's sample job image until the first build."
   type        = string
   default     = null
 }
