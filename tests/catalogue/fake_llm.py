@@ -106,9 +106,24 @@ class FakeLLM:
                 self.end_headers()
                 self.wfile.write(data)
 
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") != "/_books":
+                    self._send(404, {"error": {"message": "not found"}})
+                    return
+                with server.lock:
+                    b = server.books
+                    self._send(200, {"in_flight": b.in_flight, "max_in_flight":
+                                     b.max_in_flight, "requests": b.requests,
+                                     "answered": b.answered, "bill_nano": b.bill_nano})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 request = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.rstrip("/") == "/_behave":  # control: {"model": .., **Behaviour}
+                    server.behave(request.pop("model"), **request)
+                    server.reset_books()
+                    self._send(200, {"ok": True})
+                    return
                 model = str(request.get("model", ""))
                 b = server.models.get(model, server.default)
                 with server.lock:
@@ -170,7 +185,10 @@ class FakeLLM:
 
 
 def serve_forever_from_cli() -> None:  # pragma: no cover - manual use
-    """``python tests/catalogue/fake_llm.py``: run a server with default behaviour."""
+    """``python tests/catalogue/fake_llm.py``: run a server in its own process (so its
+    threads do not compete with the client's for one GIL) and print its base URL.
+    ``POST /_behave`` {"model": .., fields of Behaviour} configures a model and resets
+    the books; ``GET /_books`` reads them."""
     with FakeLLM() as server:
         print(server.api_base, flush=True)
         while True:
