@@ -423,8 +423,9 @@ class DynamoDBStateStore:
         return f"{run_id}#{_shard(index, self._unit_count(run_id) or 1)}"
 
     def _candidates(self, run_id: str, hint: int) -> list[tuple[int, int]]:
-        """Pending (index, generation) pairs, lowest index first: those at or after
-        ``hint`` (from the shard holding it onwards), else, wrapping around, any."""
+        """Pending (index, generation) pairs in the order to try them: those at or after
+        ``hint`` (from the shard holding it onwards) lowest first, else, wrapping around,
+        any, in random order (the tasks whose range ran dry all land there)."""
         from boto3.dynamodb.conditions import Key
 
         count = self._unit_count(run_id)
@@ -441,8 +442,11 @@ class DynamoDBStateStore:
             items = list(self._query("claim", IndexName="pending",
                                      KeyConditionExpression=cond, Limit=CANDIDATES))
             if items:
-                return sorted((int(it["pending_sk"]), _i(it.get("generation")))
-                              for it in items)
+                found = sorted((int(it["pending_sk"]), _i(it.get("generation")))
+                               for it in items)
+                if lower is None and hint > 0:  # wrapped: spread the tasks that ran dry
+                    random.shuffle(found)
+                return found
         return []
 
     def claim_next_unit(

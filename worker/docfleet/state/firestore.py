@@ -328,14 +328,19 @@ class FirestoreStateStore:
 
     # -- units ------------------------------------------------------------------------
     def _pending(self, run_id: str, hint: int) -> list[Any]:
-        """PENDING unit snapshots, lowest index first: from ``hint``, else from 0."""
+        """PENDING unit snapshots in the order to try them: from ``hint`` the lowest index
+        first; wrapped around (nothing left at or after ``hint``: every task whose range
+        ran dry lands here) in random order, so those tasks do not all collide."""
         base = self._where(self._units_ref(run_id), "state", "==", UnitState.PENDING.value)
         if hint > 0:
             found = self._stream("claim", self._where(base, "idx", ">=", hint)
                                  .order_by("idx").limit(CANDIDATES))
             if found:
                 return found
-        return self._stream("claim", base.order_by("idx").limit(CANDIDATES))
+        found = self._stream("claim", base.order_by("idx").limit(CANDIDATES))
+        if hint > 0:
+            random.shuffle(found)
+        return found
 
     def claim_next_unit(
         self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
