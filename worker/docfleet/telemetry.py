@@ -338,6 +338,11 @@ def resolve_mode(flag: str | None, env: Mapping[str, str] | None = None) -> str:
     raise ValueError(f"unknown trace mode {mode!r} (one of {', '.join(TRACE_MODES)})")
 
 
+def _json_line(s: Any) -> str:
+    """One span as one compact JSON line (the SDK's ``to_json`` is indented)."""
+    return json.dumps(json.loads(s.to_json()), separators=(",", ":")) + "\n"
+
+
 class JsonLinesSpanExporter:
     """A span exporter writing each span as one JSON line (``ReadableSpan.to_json``
     compacted) appended to a file; one ``write`` per batch, so processes can share it."""
@@ -348,7 +353,7 @@ class JsonLinesSpanExporter:
     def export(self, spans: Sequence[Any]) -> Any:
         from opentelemetry.sdk.trace.export import SpanExportResult
 
-        lines = "".join(json.dumps(json.loads(s.to_json())) + "\n" for s in spans)
+        lines = "".join(_json_line(s) for s in spans)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, lines.encode())
@@ -415,7 +420,7 @@ def setup_tracing(
 
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-        exporter = ConsoleSpanExporter(out=sys.stderr)
+        exporter = ConsoleSpanExporter(out=sys.stderr, formatter=_json_line)
     elif mode.startswith("file:"):
         exporter = JsonLinesSpanExporter(mode[5:])
     if "service.name" not in attrs and not env.get("OTEL_SERVICE_NAME"):
