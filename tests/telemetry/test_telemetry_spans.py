@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import logging
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -147,6 +149,12 @@ def test_three_workers_make_one_claim_span_per_claim_and_one_part_span_per_part(
 
 def test_tracing_off_is_a_shared_no_op() -> None:
     assert not telemetry.enabled()
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys, docfleet.cli, docfleet.worker, docfleet.telemetry "
+         "as t; t.setup_tracing(None, env={}); "
+         "print(any(m.startswith('opentelemetry.sdk') for m in sys.modules))"],
+        capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "False", "tracing off never loads the SDK"
     assert telemetry.span("x") is telemetry.span("y", {"a": 1})
     with telemetry.span("x") as s:
         s.set_attribute("a", 1)
