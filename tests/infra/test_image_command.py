@@ -29,8 +29,14 @@ def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     require(uv is not None, "uv")
     assert uv is not None
     root = tmp_path_factory.mktemp("image")
+    context = root / "context"  # what .dockerignore lets into the image build
+    context.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy2(REPO / name, context / name)
+    shutil.copytree(REPO / "worker", context / "worker",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     dist = root / "dist"
-    build = subprocess.run([uv, "build", "--wheel", "-q", "-o", str(dist), str(REPO)],
+    build = subprocess.run([uv, "build", "--wheel", "-q", "-o", str(dist), str(context)],
                            capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr
     [wheel] = dist.glob("docfleet-*.whl")
