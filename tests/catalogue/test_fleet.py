@@ -165,3 +165,30 @@ def test_quarantine_after_an_empty_streak_propagates_to_other_processes(
     assert {e.model for e in cat.entries} <= {MODEL_B, "procedural"}
     assert sum(e.model == MODEL_B for e in cat.entries) >= len(cat.entries) - 2
     assert json.loads(json.dumps(cat.summary()))["items"] == 32
+
+
+def test_sigterm_mid_unit_settles_reservations_and_releases_the_unit(
+    tmp_path: Path, llm: FakeLLM, run_id: str
+) -> None:
+    llm.behave("fake-a", latencies=[30.0] * 4 + [0.05] * 100)
+    state, out = f"sqlite:///{tmp_path / 'state.db'}", f"file://{tmp_path / 'out'}"
+    log = tmp_path / "task.log"
+    with log.open("wb") as fh:
+        proc = subprocess.Popen(
+            build_cmd(state, out, run_id, llm, "--model", MODEL_A, *PRICE_FLAGS,
+                      "--budget-usd", "1", "--concurrency", "4", "--unit-size", "8",
+                      "--option", "kinds=tagline", "--option", "variants=1"),
+            env=base_env(), stdout=fh, stderr=subprocess.STDOUT)
+    store = open_state_store(state)
+    deadline = time.monotonic() + 120
+    while store.budget_state(run_id).reservations < 4 or llm.books.in_flight < 4:
+        assert proc.poll() is None and time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 143, log.read_text()
+    ledger = store.budget_state(run_id)
+    assert ledger.reservations == 0 and ledger.reserved_nano == 0
+    # the cancelled calls were settled at their worst case: never under-counted
+    assert ledger.spent_nano >= llm.books.total_bill
+    assert named(events(log), "lease.release"), log.read_text()
+    assert {u.state.value for u in store.units(run_id)} == {"PENDING"}

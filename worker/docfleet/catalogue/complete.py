@@ -145,6 +145,8 @@ class ItemCompleter:
             watcher.cancel()
             for t in tasks:
                 t.cancel()
+            # let cancelled items settle their reservations before the loop stops
+            await asyncio.gather(*tasks, return_exceptions=True)
             await self.guard.flush()
 
     async def _watch(self, stop: Any, tasks: list[asyncio.Future[Entry]]) -> None:
