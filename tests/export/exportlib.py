@@ -9,13 +9,16 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 
 from conftest import require
+from docfleet.cli import main
 from fleet import cli
 
 CHROMIUM = os.environ.get("DOCFLEET_CHROMIUM_PATH") or shutil.which("chromium") or (
@@ -51,6 +54,16 @@ class Run:
         shutil.copy(state_file, dest / "state.db")
         return Run(self.run_id, f"sqlite:///{dest / 'state.db'}", f"file://{out_dir}",
                    out_dir / self.run_id)
+
+
+def invoke(*args: str) -> SimpleNamespace:
+    """The ``docfleet`` CLI in this process (as :func:`fleet.cli` returns it, without the
+    interpreter start-up a subprocess costs on a loaded machine)."""
+    result = CliRunner().invoke(main, list(args))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return SimpleNamespace(returncode=result.exit_code, stdout=result.stdout,
+                           stderr=result.stderr)
 
 
 def fleet_run(base: Path, run_id: str, total: int, unit_size: int, pack: str,

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 import pytest
-from exportlib import Run, bench_run, fleet_run, invoice_run
+from exportlib import Run, bench_run, fleet_run, invoice_run, invoke
 from PIL import Image
 
 from docfleet.blob import open_blob_store
@@ -31,9 +31,10 @@ def bench(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return bench_run(tmp_path_factory)
 
 
-def export(run: Run, to: str, *extra: str):  # type: ignore[no-untyped-def]
-    return cli("export", run.run_id, "--out", run.out, "--state", run.state, "--to", to,
-               *extra)
+def export(run: Run, to: str, *extra: str, process: bool = False):  # type: ignore[no-untyped-def]
+    """``docfleet export`` in a real process (``process``) or in this one."""
+    return (cli if process else invoke)("export", run.run_id, "--out", run.out, "--state",
+                                        run.state, "--to", to, *extra)
 
 
 def digest(directory: Path) -> dict[str, str]:
@@ -45,7 +46,7 @@ def test_parquet_and_duckdb_equal_the_union_of_the_shards(invoices: Run, tmp_pat
                                                           ) -> None:
     manifest = invoices.manifest
     assert manifest["units"] == 6 and sorted(manifest["rows"]) == TABLES
-    done = export(invoices, f"parquet://{tmp_path / 'pq'}")
+    done = export(invoices, f"parquet://{tmp_path / 'pq'}", process=True)
     assert done.returncode == 0, done.stderr
     db = tmp_path / "run.duckdb"
     done = export(invoices, f"duckdb:///{db}")  # duckdb:////abs (SQLAlchemy style)
@@ -103,7 +104,7 @@ def test_a_tampered_shard_is_refused_naming_unit_and_key(bench: Run, tmp_path: P
     table = pq.read_table(shard)
     pq.write_table(table.slice(1), shard)  # a row removed, a valid Parquet file
     for target in (f"parquet://{tmp_path / 'pq'}", f"duckdb:///{db}"):
-        done = export(run, target)
+        done = export(run, target, process=True)
         assert done.returncode == 1
         assert "unit 3" in done.stderr and "golden/items/unit-000003.parquet" in done.stderr
         assert "sha256" in done.stderr and "Traceback" not in done.stderr
@@ -120,7 +121,7 @@ def test_no_root_is_refused_and_partial_exports_done_units(tmp_path_factory: pyt
     run = fleet_run(tmp_path_factory.mktemp("partial"), "part-x", 30, 5, "bench",
                     {"DOCFLEET_BENCH_FAIL_INDEXES": "7"}, 1, "--max-attempts", "1")
     assert not (run.root / "manifest.json").exists()
-    done = export(run, f"parquet://{tmp_path / 'pq'}")
+    done = export(run, f"parquet://{tmp_path / 'pq'}", process=True)
     assert done.returncode != 0
     assert "no root manifest" in done.stderr and "--partial" in done.stderr
     assert not (tmp_path / "pq").exists()
@@ -139,7 +140,7 @@ def test_bad_targets_and_tables_are_one_line_errors(bench: Run, tmp_path: Path) 
         (("--to", f"parquet://{tmp_path}", "--tables", "nope"), "has no table nope"),
         (("--to", f"coco://{tmp_path}"), "COCO and FUNSD need"),
     ]:
-        done = cli("export", bench.run_id, "--out", bench.out, *args)
+        done = invoke("export", bench.run_id, "--out", bench.out, *args)
         assert done.returncode == 2 and words in done.stderr, done.stderr
         assert "Traceback" not in done.stderr
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exportlib import Run, invoice_run
+from exportlib import Run, invoice_run, invoke
 
 from docfleet.scoring import assign
 from docfleet.scoring.normalize import parse_date, parse_number
@@ -52,8 +52,8 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def score(run: Run, predictions: Path, *extra: str) -> dict[str, Any]:
-    done = cli("score", run.run_id, "--out", run.out, "--predictions", str(predictions),
-               "--json", "-", *extra)
+    done = invoke("score", run.run_id, "--out", run.out, "--predictions", str(predictions),
+                  "--json", "-", *extra)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -69,7 +69,12 @@ def all_metrics(report: dict[str, Any]) -> list[dict[str, Any]]:
 
 def test_perfect_predictions_score_one_everywhere(run: Run, tmp_path: Path) -> None:
     preds = write_jsonl(tmp_path / "p.jsonl", perfect(run))
-    report = score(run, preds, "--html", str(tmp_path / "r.html"))
+    # one real process end to end, the rest in-process
+    done = cli("score", run.run_id, "--out", run.out, "--predictions", str(preds),
+               "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr
+    assert "overall" in done.stdout and "by locale" in done.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
     fields, invoices = golden(run)
     assert report["documents"] == 24 and report["predictions"] == len(fields)
     assert report["overall"]["support"] == len(fields)
@@ -198,7 +203,7 @@ def test_bad_predictions_are_one_line_errors(run: Run, tmp_path: Path) -> None:
     ]:
         path = tmp_path / "bad.jsonl"
         path.write_text(body)
-        done = cli("score", run.run_id, "--out", run.out, "--predictions", str(path))
+        done = invoke("score", run.run_id, "--out", run.out, "--predictions", str(path))
         assert done.returncode == 2 and words in done.stderr and "bad.jsonl:1" in done.stderr
         assert "Traceback" not in done.stderr
 

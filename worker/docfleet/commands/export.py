@@ -27,9 +27,10 @@ def export(run_id: str, to: str, out: str | None, state: str | None, tables: str
 
     Example: docfleet export demo --to duckdb:///demo.duckdb
     """
-    from docfleet.export import RunReader, export_run
+    from docfleet.export import RunReader, export_run, sink_path
     from docfleet.settings import load_settings
 
+    sink_path(to)  # a bad target fails before the run is read
     settings = load_settings(out=out, state=state)
     reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)
     if reader.note:

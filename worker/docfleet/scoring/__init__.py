@@ -5,31 +5,39 @@ predictions carry boxes. See :mod:`.core` for how predictions are counted,
 
 from __future__ import annotations
 
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
+
+import pyarrow.compute as pc
 
 from docfleet.export.reader import ExportError, RunReader
 from docfleet.scoring.core import Scorer, Truth, assign
 from docfleet.scoring.predictions import Prediction, PredictionsError, read_predictions
 
-__all__ = ["Prediction", "PredictionsError", "Scorer", "Truth", "assign", "load_truth",
+__all__ = ["Prediction", "PredictionsError", "Scorer", "Truth", "assign", "load_documents",
            "score_run"]
 
 
-def load_truth(reader: RunReader) -> Truth:
-    """The run's documents and printed fields, read through verified shards."""
+def load_documents(reader: RunReader) -> tuple[Truth, dict[int, list[int]]]:
+    """A :class:`Truth` with every document's attributes and the row-field names (no
+    printed fields yet), and each unit's documents. Reads verified shards."""
     missing = [t for t in ("invoices", "fields") if t not in reader.tables()]
     if missing:
         raise ExportError(f"run {reader.run_id} has no {', '.join(missing)} table",
                           "scoring needs a pack with printed fields (the invoice pack)")
     truth = Truth()
+    units: dict[int, list[int]] = {}
     cols = ["document", "file", "archetype", "locale", "condition"]
     for part in reader.parts():
-        for row in reader.shard(part, "invoices").select(cols).to_pylist():
+        rows = reader.shard(part, "invoices").select(cols).to_pylist()
+        for row in rows:
             truth.add_document(row)
-        for row in reader.shard(part, "fields").to_pylist():
-            truth.add_field(row)
-    return truth
+        units[part.unit] = [row["document"] for row in rows]
+        fields = reader.shard(part, "fields").select(["field", "line"])
+        per_line = fields.filter(pc.is_valid(fields.column("line"))).column("field")
+        truth.row_fields.update(pc.unique(per_line).to_pylist())
+    return truth, units
 
 
 def score_run(reader: RunReader, predictions: Path, exact: bool = False,
@@ -37,12 +45,20 @@ def score_run(reader: RunReader, predictions: Path, exact: bool = False,
     """Score ``predictions`` against ``reader``'s run; the JSON-ready report: ``overall``
     and ``fields`` (tp, fp, fn, support, precision, recall, f1 and, with boxes,
     ``localisation``), ``breakdown[dimension][value]`` with ``overall``, ``fields`` and
-    ``documents``. Raises :class:`PredictionsError` for a bad file."""
-    truth = load_truth(reader)
+    ``documents``. The golden fields are read one unit at a time (memory holds the
+    predictions and one unit's fields). Raises :class:`PredictionsError` for a bad file."""
+    truth, units = load_documents(reader)
     preds = read_predictions(predictions, {d: a["file"] for d, a in truth.documents.items()})
+    by_document: dict[int, list[Prediction]] = defaultdict(list)
+    for pred in preds:
+        by_document[pred.document].append(pred)
     scorer = Scorer(truth, exact=exact, iou_threshold=iou_threshold)
-    scorer.score(preds)
+    for part in reader.parts():
+        truth.clear_fields()
+        for row in reader.shard(part, "fields").to_pylist():
+            truth.add_field(row)
+        scorer.score([p for d in units[part.unit] for p in by_document.pop(d, [])])
+    truth.clear_fields()
     report = scorer.report()
-    report = {"run_id": reader.run_id, "predictions": len(preds),
-              "partial": reader.partial, **report}
-    return report
+    return {"run_id": reader.run_id, "predictions": len(preds), "partial": reader.partial,
+            **report}

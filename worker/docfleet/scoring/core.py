@@ -39,7 +39,7 @@ DEFAULT_ROW_GROUP = "line_items"
 DIMENSIONS = ("archetype", "locale", "condition")
 
 
-@dataclass
+@dataclass(slots=True)
 class Occurrence:
     value: str
     text: str
@@ -80,7 +80,9 @@ class Counts:
 
 @dataclass
 class Truth:
-    """The golden side: document attributes and printed fields."""
+    """The golden side: every document's attributes and the names of the row fields
+    (held for the whole run), and the printed fields of the documents being scored (one
+    unit at a time: :meth:`clear_fields` between units keeps memory flat)."""
 
     documents: dict[int, dict[str, str]] = field(default_factory=dict)
     header: dict[tuple[int, str], list[Occurrence]] = field(default_factory=dict)
@@ -93,6 +95,10 @@ class Truth:
         self.documents[row["document"]] = {
             "file": row["file"], "archetype": row["archetype"], "locale": row["locale"],
             "condition": row["condition"]}
+
+    def clear_fields(self) -> None:
+        self.header.clear()
+        self.rows.clear()
 
     def add_field(self, row: dict[str, Any]) -> None:
         box = None if row["x0"] is None else (row["x0"], row["y0"], row["x1"], row["y1"])
@@ -198,6 +204,8 @@ class Scorer:
         return any(matches(kind, pred.value, o.value, o.text, locale, self.exact) for o in occ)
 
     def score(self, predictions: list[Prediction]) -> None:
+        """Count ``predictions`` against the fields now in :attr:`truth` (the predictions
+        must be those of the documents whose fields are loaded, and no others)."""
         header: dict[tuple[int, str], list[Prediction]] = defaultdict(list)
         rows: dict[tuple[int, str], dict[str | None, list[Prediction]]] = defaultdict(
             lambda: defaultdict(list))
