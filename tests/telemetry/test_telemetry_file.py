@@ -27,3 +27,13 @@ def test_file_mode_collects_every_tasks_spans_in_one_trace(tmp_path: Path, run_i
     claims = named(all_events(tmp_path / "logs"), "unit.claim")
     assert names.count("docfleet.claim") == len(claims) == 4
     assert names.count("docfleet.manifest.part") == names.count("docfleet.unit") == 4
+
+
+def test_a_bad_trace_setting_is_one_line_and_exit_2(tmp_path: Path, run_id: str) -> None:
+    env = {"DOCFLEET_STATE": f"sqlite:///{tmp_path / 'state.db'}", "DOCFLEET_RUN_ID": run_id,
+           "DOCFLEET_TOTAL": "4", "DOCFLEET_OUT": f"file://{tmp_path / 'out'}"}
+    bad_flag = cli("work", "--trace", "zipkin", env=env)
+    assert bad_flag.returncode == 2 and "unknown trace mode 'zipkin'" in bad_flag.stderr
+    bad_otel = cli("work", env={**env, "OTEL_TRACES_EXPORTER": "jaeger"})
+    assert bad_otel.returncode == 2 and "unknown trace mode 'jaeger'" in bad_otel.stderr
+    assert "Traceback" not in bad_flag.stderr + bad_otel.stderr

@@ -54,6 +54,8 @@ from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.trace import INVALID_SPAN, Span, SpanKind, Status, StatusCode
 
+from docfleet.errors import ConfigError, MissingExtraError
+
 if TYPE_CHECKING:
     from docfleet.identity import TaskIdentity
     from docfleet.models import Claim
@@ -369,13 +371,22 @@ class JsonLinesSpanExporter:
 
 
 def _gcp_exporter(env: Mapping[str, str]) -> tuple[Any, str | None]:
-    import google.auth
-    from google.auth.transport.requests import AuthorizedSession
+    try:
+        import google.auth
+        from google.auth.exceptions import DefaultCredentialsError
+        from google.auth.transport.requests import AuthorizedSession
+    except ImportError:
+        raise MissingExtraError("--trace gcp", "gcp") from None
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-    credentials, project = google.auth.default(
-        scopes=["https://www.googleapis.com/auth/cloud-platform"]
-    )
+    try:
+        credentials, project = google.auth.default(
+            scopes=["https://www.googleapis.com/auth/cloud-platform"]
+        )
+    except DefaultCredentialsError as exc:
+        raise ConfigError(f"--trace gcp found no Google credentials ({exc})",
+                          "run on Google Cloud with a service account, or set "
+                          "GOOGLE_APPLICATION_CREDENTIALS") from None
     project = env.get("GOOGLE_CLOUD_PROJECT") or project
     endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
     if not endpoint and env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
@@ -393,10 +404,15 @@ def setup_tracing(
     """Install the process's tracer for ``mode`` (see :func:`resolve_mode`), with extra
     ``resource`` attributes. ``exporter`` (an SDK ``SpanExporter``, e.g. the in-memory
     one) overrides the mode and is exported synchronously. Returns whether tracing is
-    on. Call :func:`shutdown` before the process exits."""
+    on. Call :func:`shutdown` before the process exits. Raises :class:`ConfigError` for
+    an unknown mode, missing ``gcp`` extra or missing Google credentials."""
     global _tracer, _provider, _project
     env = os.environ if env is None else env
-    mode = "custom" if exporter is not None else resolve_mode(mode, env)
+    try:
+        mode = "custom" if exporter is not None else resolve_mode(mode, env)
+    except ValueError as exc:
+        raise ConfigError(str(exc), "set --trace / DOCFLEET_TRACE, or OTEL_TRACES_EXPORTER"
+                          ) from None
     if mode == "none":
         return False
     from opentelemetry.sdk.resources import Resource
