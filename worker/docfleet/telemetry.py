@@ -35,7 +35,11 @@ Instrumenting code (a pack, the renderer, the catalogue) needs only::
         ...
         s.set_attribute("docfleet.document.bytes", len(pdf))
 
-which costs one global check and a shared no-op object when tracing is off.
+which costs one global check and a shared no-op object when tracing is off. Rules: do
+not ``yield`` inside a ``with span(...)`` block (a generator resumed elsewhere would
+detach the wrong context); on another thread, pass ``parent=capture()`` taken on the
+calling thread; :func:`render_stage` and :func:`llm_call` / :func:`record_llm_call` name
+and attribute render and LLM spans consistently.
 """
 
 from __future__ import annotations
