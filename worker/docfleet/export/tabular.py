@@ -140,7 +140,11 @@ def export_duckdb(reader: RunReader, path: Path, tables: list[str] | None = None
     path.parent.mkdir(parents=True, exist_ok=True)
     result = ExportResult(target=f"duckdb://{path}", partial=reader.partial,
                           units=len(reader.units))
-    con = duckdb.connect(str(path))
+    try:
+        con = duckdb.connect(str(path))
+    except duckdb.Error as exc:
+        raise ExportError(f"cannot open {path}: {str(exc).splitlines()[0]}",
+                          "close other programs using it, or export to another file") from None
     failure: list[BaseException] = []
     try:
         con.execute("BEGIN TRANSACTION")
