@@ -216,3 +216,47 @@ def test_safe_uri_and_modes() -> None:
     assert telemetry.resolve_mode("file:/tmp/x", {}) == "file:/tmp/x"
     with pytest.raises(ValueError):
         telemetry.resolve_mode("zipkin", {})
+
+
+def test_traced_decorators(exporter: InMemorySpanExporter) -> None:
+    import asyncio
+    from dataclasses import dataclass
+
+    @telemetry.traced("docfleet.render.html", lambda run_id, index: {
+        "docfleet.document.index": index})
+    def prepare(run_id: str, index: int) -> str:
+        return f"{run_id}:{index}"
+
+    @dataclass
+    class Reply:
+        prompt_tokens: int
+        completion_tokens: int
+
+        def litellm_cost_nano(self) -> int:
+            return 4200
+
+    class Throttled(Exception):
+        kind = "rate_limit"
+
+    @telemetry.traced_llm
+    async def complete(model: str, messages: list[dict[str, str]], **kw: object) -> Reply:
+        if kw.get("fail"):
+            raise Throttled("slow down")
+        return Reply(11, 7)
+
+    assert prepare("r", 4) == "r:4"
+    assert asyncio.run(complete("openai/gpt-4o-mini", [])) == Reply(11, 7)
+    with pytest.raises(Throttled):
+        asyncio.run(complete("gpt-4o-mini", [], fail=True))
+    html, ok, bad = exporter.get_finished_spans()
+    assert html.name == "docfleet.render.html"
+    assert html.attributes["docfleet.document.index"] == 4
+    assert ok.name == "chat openai/gpt-4o-mini" and ok.kind.name == "CLIENT"
+    assert ok.attributes["gen_ai.provider.name"] == "openai"
+    assert ok.attributes["gen_ai.usage.input_tokens"] == 11
+    assert ok.attributes["gen_ai.usage.output_tokens"] == 7
+    assert ok.attributes["docfleet.llm.cost_nano_usd"] == 4200
+    assert ok.attributes["docfleet.llm.outcome"] == "ok"
+    assert bad.attributes["docfleet.llm.outcome"] == "rate_limit"
+    assert bad.attributes["error.type"] == "Throttled"
+    assert bad.status.status_code.name == "ERROR"

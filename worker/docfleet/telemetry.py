@@ -51,7 +51,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 from opentelemetry import context as otel_context
@@ -252,6 +252,60 @@ def record_llm_call(
     if error:
         attrs["error.type"] = error.split(":", 1)[0]
     record_span(f"{operation} {model}", start_ns, attrs, kind=SpanKind.CLIENT, error=error)
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def traced(name: str, attributes: Callable[..., Attributes] | None = None) -> Callable[[F], F]:
+    """Decorate a (sync) function so each call runs in span ``name``; ``attributes`` maps
+    the call's arguments to span attributes (called only when tracing)::
+
+        @traced("docfleet.render.html", lambda self, run_id, index: {
+            "docfleet.document.index": index})
+        def prepare(self, run_id, index): ...
+    """
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            if _tracer is None:
+                return fn(*args, **kwargs)
+            attrs = attributes(*args, **kwargs) if attributes else None
+            with _tracer.start_as_current_span(name, attributes=attrs):
+                return fn(*args, **kwargs)
+
+        return call  # type: ignore[return-value]
+
+    return wrap
+
+
+def traced_llm(fn: F) -> F:
+    """Decorate an async chat call ``fn(model, messages, ...)`` with the GenAI CLIENT span
+    ``chat {model}``: tokens from the result's ``prompt_tokens``/``completion_tokens``,
+    ``docfleet.llm.cost_nano_usd`` from its ``litellm_cost_nano()`` when it knows one,
+    ``docfleet.llm.outcome`` ``ok`` or the exception's ``kind`` (else its class name).
+    The provider is the model's ``provider/`` prefix, if any."""
+
+    @functools.wraps(fn)
+    async def call(model: str, *args: Any, **kwargs: Any) -> Any:
+        if _tracer is None:
+            return await fn(model, *args, **kwargs)
+        provider = model.split("/", 1)[0] if "/" in model else None
+        with llm_call(model, provider=provider) as span_:
+            try:
+                result = await fn(model, *args, **kwargs)
+            except Exception as exc:
+                kind = getattr(exc, "kind", None) or type(exc).__name__
+                span_.done(outcome=str(kind), error=f"{type(exc).__name__}: {exc}")
+                raise
+            cost = getattr(result, "litellm_cost_nano", None)
+            span_.done(outcome="ok", input_tokens=getattr(result, "prompt_tokens", None),
+                       output_tokens=getattr(result, "completion_tokens", None),
+                       cost_nano_usd=cost() if callable(cost) else None)
+            return result
+
+    return call  # type: ignore[return-value]
 
 
 def log_fields() -> dict[str, Any]:
