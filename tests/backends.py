@@ -27,9 +27,12 @@ BLOB_BACKENDS: dict[str, UriFactory] = {"file": _file}
 
 
 # -- cloud backends (emulators from tests/emulators.py; each test gets its own namespace) --
-def _emulator(request: pytest.FixtureRequest, name: str):  # type: ignore[no-untyped-def]
-    import emulators
+# Imported now, not lazily: it sets dummy AWS keys and strips cloud credentials from the
+# environment before any process (the contract suite's spawned pool) inherits it.
+import emulators  # noqa: E402
 
+
+def _emulator(request: pytest.FixtureRequest, name: str) -> emulators.Emulator:
     emulators.ensure_plugin(request.config)
     return request.getfixturevalue(name)
 
@@ -41,26 +44,18 @@ def _unique(prefix: str) -> str:
 
 
 def _firestore(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    import emulators
-
     return emulators.firestore_uri(_emulator(request, "firestore_emulator"), _unique("t") + "-")
 
 
 def _dynamodb(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    import emulators
-
     return emulators.make_dynamodb_table(_emulator(request, "moto_emulator"), _unique("docfleet-"))
 
 
 def _gs(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    import emulators
-
     return emulators.make_gcs_bucket(_emulator(request, "gcs_emulator"), _unique("docfleet-"))
 
 
 def _s3(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    import emulators
-
     return emulators.make_s3_bucket(_emulator(request, "moto_emulator"), _unique("docfleet-"))
 
 
