@@ -67,18 +67,33 @@ def _check_bucket(moto: object, bucket: str) -> None:
     assert rule["ApplyServerSideEncryptionByDefault"]["SSEAlgorithm"] == "AES256"
 
 
-def _fleet(state: str, out: str, run_id: str, tmp: Path, tasks: int = 3) -> list[int]:
-    """Start ``tasks`` workers as an AWS Batch array job would, wait for all."""
+def _job_definition_env(moto: object, arn: str, endpoint: str) -> dict[str, str]:
+    """The environment AWS Batch would give each child of an array job of the Terraform
+    job definition, with the stores pointed at moto (an endpoint is a test-only addition)."""
+    batch = _aws(moto, "batch")
+    [definition] = batch.describe_job_definitions(  # type: ignore[attr-defined]
+        jobDefinitions=[arn])["jobDefinitions"]
+    props = definition["containerProperties"]
+    assert props["command"] == ["work"] and props["jobRoleArn"].endswith("-task")
+    env = {e["name"]: e["value"] for e in props["environment"]}
+    env["DOCFLEET_STATE"] += f"&endpoint={endpoint}"
+    env["DOCFLEET_OUT"] += f"?endpoint={endpoint}&region={REGION}"
+    return env
+
+
+def _fleet(job_env: dict[str, str], run_id: str, tmp: Path, tasks: int = 3) -> list[int]:
+    """Start ``tasks`` workers as the children of an AWS Batch array job; wait for all.
+    Per run, as in deploy/aws-batch/submit-job.json: run id, total and task count."""
     procs = []
     for index in range(tasks):
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
+        env.update(job_env)
         env.update(
             AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", NO_GCE_CHECK="true",
             AWS_BATCH_JOB_ARRAY_INDEX=str(index), AWS_BATCH_JOB_ID=f"job-{run_id}:{index}",
             AWS_BATCH_JOB_ATTEMPT="1", DOCFLEET_TASK_COUNT=str(tasks),
             DOCFLEET_RUN_ID=run_id, DOCFLEET_TOTAL="24", DOCFLEET_UNIT_SIZE="4",
-            DOCFLEET_STATE=state, DOCFLEET_OUT=out, DOCFLEET_LOG_FORMAT="json",
-            DOCFLEET_POLL_SECONDS="0.2", DOCFLEET_LEASE_SECONDS="10",
+            DOCFLEET_PACK="bench", DOCFLEET_POLL_SECONDS="0.2",
         )
         log = (tmp / f"task-{index}.log").open("wb")
         procs.append((subprocess.Popen([sys.executable, "-m", "docfleet", "work"], env=env,
@@ -122,10 +137,12 @@ def test_aws_module_applies_and_a_fleet_runs_on_it(moto: object, tmp_path: Path)
         _check_table(moto, outputs["table_name"])
         _check_bucket(moto, outputs["bucket"])
 
-        state = f"{outputs['state_uri']}&endpoint={endpoint}"
-        out = f"{outputs['out_uri']}?endpoint={endpoint}&region={REGION}"
+        job_env = _job_definition_env(moto, outputs["job_definition_arn"], endpoint)
+        assert job_env["DOCFLEET_LEASE_SECONDS"] == "10"  # the root's settings reach the job
+        state = job_env["DOCFLEET_STATE"]
+        assert state == f"{outputs['state_uri']}&endpoint={endpoint}"
         run_id = f"tf-{uuid.uuid4().hex[:8]}"
-        codes = _fleet(state, out, run_id, tmp_path)
+        codes = _fleet(job_env, run_id, tmp_path)
         logs = "\n".join(p.read_text()[-1500:] for p in sorted(tmp_path.glob("task-*.log")))
         assert codes == [0, 0, 0], logs
         s3 = _aws(moto, "s3")
