@@ -22,9 +22,12 @@ SKIP_DIRS = {"proc", "sys", "dev", "run", "tmp", "work", "var", "boot", "snap", 
 def find_provider_mirror(root: Path = Path("/"), max_depth: int = 4) -> Path | None:
     """The parent of the first folder named ``registry.terraform.io`` near ``root`` (a
     breadth-first search, ``max_depth`` levels down): a Terraform filesystem mirror."""
-    home = Path.home() / ".terraform.d" / "plugins"
-    if (home / "registry.terraform.io").is_dir():
-        return home
+    implied = [Path.home() / ".terraform.d" / "plugins",
+               Path.home() / ".local" / "share" / "terraform" / "plugins",
+               Path("/usr/local/share/terraform/plugins"), Path("/usr/share/terraform/plugins")]
+    for folder in implied:  # Terraform's own implied mirror locations first
+        if (folder / "registry.terraform.io").is_dir():
+            return folder
     queue: deque[tuple[Path, int]] = deque([(root, 0)])
     while queue:
         folder, depth = queue.popleft()
