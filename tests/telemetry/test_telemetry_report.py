@@ -20,7 +20,7 @@ CHROMIUM = os.environ.get("DOCFLEET_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-#: The README's screenshot; refreshed only with DOCFLEET_UPDATE_SCREENSHOTS=1 so a test
+#: The README's screenshot; refreshed only with UPDATE_SCREENSHOTS=1 so a test
 #: run leaves the tree clean.
 README_SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "report.png"
 
@@ -70,7 +70,7 @@ def test_report_of_a_fleet_run_renders_every_unit_in_chromium(
         failure = page.locator("#failures tr[data-unit='7']").inner_text()
         assert page.locator("#spend-total").inner_text() == "$0.0017"
         assert all(b.bounding_box()["width"] >= 2 for b in bars.all()), "bars are visible"
-        shot = (README_SCREENSHOT if os.environ.get("DOCFLEET_UPDATE_SCREENSHOTS") == "1"
+        shot = (README_SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") == "1"
                 else tmp_path / "report.png")
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000

@@ -22,7 +22,7 @@ from docfleet.state.base import StateStore
 
 #: Gantt geometry (px).
 CHART_WIDTH, LABEL_WIDTH, ROW_HEIGHT, BAR_HEIGHT = 960, 170, 22, 14
-THROUGHPUT_BUCKETS = 40
+THROUGHPUT_BUCKETS = 40  # at most
 STATE_COLOURS = {"DONE": "#2e7d32", "RUNNING": "#1565c0", "FAILED": "#c62828",
                  "PENDING": "#9e9e9e"}
 
@@ -120,19 +120,20 @@ def throughput_svg(units: list[Unit], t0: float, t1: float) -> str:
     """Documents completed per second in equal time buckets (bars) and in total (line)."""
     width, height, pad = CHART_WIDTH, 200, 40
     span = max(t1 - t0, 1e-6)
-    bucket = span / THROUGHPUT_BUCKETS
-    counts = [0] * THROUGHPUT_BUCKETS
     done = sorted((u.finished_at, u.count) for u in units
                   if u.state == UnitState.DONE and u.finished_at is not None)
+    buckets = max(5, min(THROUGHPUT_BUCKETS, len(done) // 2))  # ~2 units a bucket at least
+    bucket = span / buckets
+    counts = [0] * buckets
     for finished, count in done:
-        counts[min(int((finished - t0) / bucket), THROUGHPUT_BUCKETS - 1)] += count
+        counts[min(int((finished - t0) / bucket), buckets - 1)] += count
     rates = [c / bucket for c in counts]
     top = max(rates) or 1.0
     total = sum(counts) or 1
     plot_w, plot_h = width - 2 * pad, height - 2 * pad + 10
     out = [f'<svg class="throughput" width="{width}" '
            f'height="{height}" role="img" aria-label="throughput over time">']
-    bar_w = plot_w / THROUGHPUT_BUCKETS
+    bar_w = plot_w / buckets
     for i, rate in enumerate(rates):
         h = plot_h * rate / top
         out.append(f'<rect x="{pad + i * bar_w + 1:.1f}" y="{pad - 10 + plot_h - h:.1f}" '
@@ -200,6 +201,7 @@ def report_data(
     elapsed = (max(finished) if finished and not running else now) - t0 if claimed else 0.0
     spend_total = store.total_spend(run_id)
     spend_models = sorted(store.spend_by_model(run_id).items(), key=lambda kv: -kv[1])
+    budget = store.budget_state(run_id) if hasattr(store, "budget_state") else None
     return {
         "run": run, "spec": run.spec, "now": now, "generated": _when(now),
         "units": units, "unit_total": len(units), "progress": progress.as_dict(),
@@ -213,6 +215,8 @@ def report_data(
         "failures": failures, "retried": retried, "manifest": manifest,
         "spend_total": _usd(spend_total), "spend_nano": spend_total,
         "spend_models": [(m, _usd(n), n) for m, n in spend_models],
+        "reserved": (_usd(budget.reserved_nano), budget.reservations)
+        if budget is not None and budget.reservations else None,
         "colours": STATE_COLOURS, "bytes": _bytes, "when": _when,
     }
 
@@ -296,7 +300,9 @@ latest claim to its end; hover a bar for the unit. Started {{ started }}.</div>
 
 <h2>Spend</h2>
 <p>Total <b id="spend-total">{{ spend_total }}</b>
-<span class="muted">(fleet rollup in the state store)</span></p>
+<span class="muted">(fleet rollup in the state store)</span>
+{% if reserved %}; {{ reserved[0] }} held by {{ reserved[1] }} in-flight
+reservation(s){% endif %}</p>
 {% if spend_models %}<table><tr><th>model</th><th class="num">spend</th>
 <th class="num">nano-USD</th></tr>{% for model, usd, nano in spend_models %}
 <tr><td><code>{{ model }}</code></td><td class="num">{{ usd }}</td>
