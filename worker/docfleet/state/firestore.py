@@ -13,8 +13,8 @@ quarantine set ``…/meta/quarantine``.
   transaction. A lost race or an ABORTED transaction moves on to the next candidate
   (after the first, in random order, so colliding tasks spread out). Why the default is
   the precondition: the transaction takes read locks, and two claimers that read the same
-  candidate block each other until one aborts; on the emulator with 4 processes that cut
-  claims/s by ~8x with p99 in seconds (``bench/claims.py --backends firestore,firestore-tx``).
+  candidate block each other until one aborts; on the emulator, 4 processes claimed ~20x
+  slower with p99 in seconds, and 8 never got through (``bench/results/claims_cloud.json``).
 * Renew, complete, fail, release: transactions fenced on ``lease_owner``.
 * Reclaim is explicit (:meth:`reclaim_expired_units`), never per claim.
 * Spend: ``Increment`` on one of ``SPEND_SHARDS`` counter documents per model (a single
