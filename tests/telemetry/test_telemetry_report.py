@@ -68,6 +68,7 @@ def test_report_of_a_fleet_run_renders_every_unit_in_chromium(
         assert page.locator("#units-done").inner_text() == "23 / 24"
         assert page.locator("#units-failed").inner_text() == "1"
         failure = page.locator("#failures tr[data-unit='7']").inner_text()
+        assert page.locator("#tasks tr").count() == 1 + 3  # header + one row per task
         assert page.locator("#spend-total").inner_text() == "$0.0017"
         assert all(b.bounding_box()["width"] >= 2 for b in bars.all()), "bars are visible"
         shot = (README_SCREENSHOT if os.environ.get("UPDATE_SCREENSHOTS") == "1"

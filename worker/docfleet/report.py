@@ -36,6 +36,18 @@ class TaskRow:
     sort_key: tuple[int, int, str]
     units: list[Unit] = field(default_factory=list)
 
+    def summary(self, now: float) -> dict[str, Any]:
+        """Units and documents done, busy seconds (sum of its bars) and busy share of
+        the task's own span (first claim to last end)."""
+        ends = [u.finished_at if u.finished_at is not None else now for u in self.units]
+        starts = [u.claimed_at or now for u in self.units]
+        busy = sum(e - s for s, e in zip(starts, ends, strict=True))
+        window = max(ends) - min(starts) if self.units else 0.0
+        done = [u for u in self.units if u.state == UnitState.DONE]
+        return {"units": len(self.units), "done": len(done),
+                "documents": sum(u.count for u in done), "busy": _duration(busy),
+                "share": 100.0 * busy / window if window > 0 else 100.0}
+
 
 def task_label(owner: str) -> tuple[str, tuple[int, int, str]]:
     """A readable label and a sort key for a lease owner
@@ -279,8 +291,15 @@ created {{ when(run.created_at) }} · report generated {{ generated }}</div>
 <h2>Timeline by task</h2>
 <div class="muted">One row per task process (lease owner), one bar per unit from its
 latest claim to its end; hover a bar for the unit. Started {{ started }}.</div>
-{% if tasks %}{{ gantt|safe }}{% else %}<p class="muted">No unit has been claimed yet.</p>
-{% endif %}
+{% if tasks %}{{ gantt|safe }}
+<table id="tasks"><tr><th>task</th><th class="num">units (latest claim)</th>
+<th class="num">done</th><th class="num">documents</th><th class="num">busy</th>
+<th class="num">busy share</th></tr>
+{% for t in tasks %}{% set s = t.summary(now) %}<tr><td title="{{ t.owner }}">{{ t.label }}</td>
+<td class="num">{{ s.units }}</td><td class="num">{{ s.done }}</td>
+<td class="num">{{ s.documents }}</td><td class="num">{{ s.busy }}</td>
+<td class="num">{{ "%.0f"|format(s.share) }}%</td></tr>{% endfor %}</table>
+{% else %}<p class="muted">No unit has been claimed yet.</p>{% endif %}
 
 <h2>Throughput</h2>
 {{ throughput|safe }}
