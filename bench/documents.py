@@ -82,22 +82,25 @@ def stages(chromium: Chromium, docs: int) -> dict[str, float]:
     return out
 
 
-def pages_in_flight(executable: str, docs: int, choices: list[int]) -> dict[int, float]:
-    """Clean PDFs/s of one session keeping ``n`` pages busy, for each ``n``."""
-    out = {}
-    for n in choices:
-        chromium = Chromium(executable, n)
-        session = InvoiceSession(parse_options({"conditions": "clean"}), executable, n,
-                                 chromium=chromium)
-        try:
-            list(session.render("bench-warm", range(n)))
-            t0 = time.perf_counter()
-            count = sum(1 for _ in session.render("bench-pages", range(docs)))
-            out[n] = count / (time.perf_counter() - t0)
-        finally:
-            session.close()
-            chromium.close()
-    return out
+def pages_in_flight(executable: str, docs: int, choices: list[int], repeat: int
+                    ) -> dict[int, float]:
+    """Median clean PDFs/s of one session keeping ``n`` pages busy, for each ``n``; the
+    settings are interleaved ``repeat`` times so a shared machine's drift hits them all."""
+    samples: dict[int, list[float]] = {n: [] for n in choices}
+    for _ in range(repeat):
+        for n in choices:
+            chromium = Chromium(executable, n)
+            session = InvoiceSession(parse_options({"conditions": "clean"}), executable, n,
+                                     chromium=chromium)
+            try:
+                list(session.render("bench-warm", range(n)))
+                t0 = time.perf_counter()
+                count = sum(1 for _ in session.render("bench-pages", range(docs)))
+                samples[n].append(count / (time.perf_counter() - t0))
+            finally:
+                session.close()
+                chromium.close()
+    return {n: statistics.median(v) for n, v in samples.items()}
 
 
 def fleet(mode: str, tasks: int, docs: int, pages: int) -> dict[str, Any]:
@@ -124,6 +127,8 @@ def main() -> None:
     parser.add_argument("--stage-docs", type=int, default=40)
     parser.add_argument("--page-docs", type=int, default=60)
     parser.add_argument("--pages", default="1,2,3,4", help="page concurrency to compare")
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved page rounds")
+    parser.add_argument("--skip-fleet", action="store_true")
     parser.add_argument("--tasks", default="1,2")
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--out", type=Path, default=RESULTS / "documents.json")
@@ -150,11 +155,12 @@ def main() -> None:
     console.print(table)
 
     choices = [int(x) for x in args.pages.split(",")]
-    rates = pages_in_flight(executable, args.page_docs, choices)
+    rates = pages_in_flight(executable, args.page_docs, choices, args.repeat)
     base = rates[choices[0]]
     report["pages_in_flight"] = {str(n): {"documents_per_s": round(r, 2),
                                           "ratio": round(r / base, 2)} for n, r in rates.items()}
-    table = Table(title=f"clean PDFs/s of one task by pages in flight ({args.page_docs} docs)")
+    table = Table(title=f"clean PDFs/s of one task by pages in flight ({args.page_docs} docs, "
+                        f"median of {args.repeat})")
     table.add_column("pages")
     table.add_column("docs/s", justify="right")
     table.add_column(f"x vs {choices[0]}", justify="right")
@@ -163,7 +169,7 @@ def main() -> None:
     console.print(table)
 
     runs = []
-    for mode in args.modes.split(","):
+    for mode in [] if args.skip_fleet else args.modes.split(","):
         for tasks in (int(x) for x in args.tasks.split(",")):
             docs = args.html_docs if mode == "html" else args.docs
             runs.append(fleet(mode, tasks, docs, settings.render_pages))

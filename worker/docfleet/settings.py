@@ -39,7 +39,7 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     #: rendering: the Chromium executable and how many pages one task keeps in flight
     chromium_path: str = "/usr/bin/chromium"
-    render_pages: int = Field(default=3, ge=1, le=16)
+    render_pages: int = Field(default=2, ge=1, le=16)  # measured: bench/documents.py
     #: `docfleet launch`: the Cloud Run job, its project and region (Terraform's outputs)
     cloud_run_job: str = "docfleet"
     cloud_run_project: str | None = None
