@@ -172,3 +172,21 @@ def test_options_normalise_idempotently() -> None:
     assert once["lines"] == "5-5"
     json.dumps(once)  # joins the run fingerprint
 
+
+
+def test_a_bad_option_on_the_command_line_is_one_clear_line(tmp_path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "docfleet", "work", "--run-id", "r1", "--total", "10",
+         "--state", f"sqlite:///{tmp_path}/s.db", "--out", f"file://{tmp_path}/out",
+         "--option", "conditions=scan", "--option", "format=html"],
+        capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert "scan needs format pdf" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_a_missing_chromium_is_a_config_error_naming_the_setting() -> None:
+    from docfleet.render.browser import Chromium
+
+    with pytest.raises(ConfigError) as info:
+        Chromium("/nonexistent/chromium", 1)
+    assert "DOCFLEET_CHROMIUM_PATH" in str(info.value)
