@@ -9,24 +9,15 @@ from pathlib import Path
 import pytest
 
 from backends import BLOB_BACKENDS, STATE_BACKENDS
+from needs import IN_CI, require
+
+__all__ = ["IN_CI", "require"]
 
 os.environ.setdefault("NO_GCE_CHECK", "true")
 # Workers spawned by tests must not inherit a developer's settings.
 for _name in list(os.environ):
     if _name.startswith("DOCFLEET_"):
         del os.environ[_name]
-
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def require(condition: bool, what: str) -> None:
-    """Fail under CI=true when a part (emulator, browser) is missing; skip elsewhere."""
-    if condition:
-        return
-    if IN_CI:
-        pytest.fail(f"{what} is missing: CI must install and start it (see scripts/setup-dev)")
-    pytest.skip(f"{what} is not available on this machine")
-
 
 @pytest.fixture
 def run_id() -> str:

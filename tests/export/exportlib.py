@@ -17,9 +17,9 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from conftest import require
 from docfleet.cli import main
 from fleet import cli
+from needs import require
 
 CHROMIUM = os.environ.get("DOCFLEET_CHROMIUM_PATH") or shutil.which("chromium") or (
     "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

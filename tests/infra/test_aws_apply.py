@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from infra_tools import REPO, find_provider_mirror, terraform, terraform_env
 
-from conftest import require
 from docfleet.state.schemas import DYNAMODB_TABLE
+from needs import require
 
 ROOT = Path(__file__).resolve().parent / "aws_root"
 REGION = "us-east-1"

@@ -18,7 +18,6 @@ import pytest
 from pdftext import normalise, page_texts, text_in_boxes
 from pypdf import PdfReader
 
-from conftest import require
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
@@ -29,6 +28,7 @@ from docfleet.render.scan import ScanParams
 from docfleet.seeding import document_seed
 from docfleet.settings import load_settings
 from docfleet.shards import shard_bytes
+from needs import require
 
 LOCALES = tuple(JURISDICTIONS)
 PER_COMBO = 3

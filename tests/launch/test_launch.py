@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from fake_cloud_run import FakeCloudRun
 
-from conftest import require
+from needs import require
 
 PROJECT, REGION = "docfleet-test", "europe-west1"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import require
 from docfleet.state import open_state_store
 from fleet import cli
+from needs import require
 
 pytestmark = pytest.mark.fleet
 
