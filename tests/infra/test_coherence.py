@@ -83,6 +83,9 @@ def test_cloud_run_job_sets_settings_and_secrets() -> None:
     assert {"task_count", "parallelism"} <= set(inner)
     assert {"timeout", "max_retries", "service_account"} <= set(inner["template"][0])
     assert set(container["resources"][0]["limits"]) == {"cpu", "memory"}
+    volumes = {v["name"]: v for v in inner["template"][0]["volumes"]}
+    assert volumes["dshm"]["empty_dir"][0]["medium"] == "MEMORY"
+    assert container["volume_mounts"][0] == {"name": "dshm", "mount_path": "/dev/shm"}
 
 
 def test_firestore_indexes_equal_the_code() -> None:

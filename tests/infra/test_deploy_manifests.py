@@ -45,6 +45,9 @@ def test_indexed_job() -> None:
     # Kubernetes gives the index only: the count must match the job's completions
     assert env["DOCFLEET_TASK_COUNT"]["value"] == str(spec["completions"])
     assert "DOCFLEET_RUN_ID" in env
+    shm = next(v for v in pod["volumes"] if v["name"] == "dshm")
+    assert shm["emptyDir"]["medium"] == "Memory"
+    assert {"name": "dshm", "mountPath": "/dev/shm"} in container["volumeMounts"]
     for rule in rules:
         if "onExitCodes" in rule:
             assert rule["onExitCodes"]["containerName"] == container["name"]

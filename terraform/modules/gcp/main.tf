@@ -235,9 +235,19 @@ resource "google_cloud_run_v2_job" "docfleet" {
     labels      = var.labels
 
     template {
-      service_account = google_service_account.worker.email
-      timeout         = var.task_timeout
-      max_retries     = var.max_retries
+      service_account       = google_service_account.worker.email
+      timeout               = var.task_timeout
+      max_retries           = var.max_retries
+      execution_environment = "EXECUTION_ENVIRONMENT_GEN2"
+
+      # Chromium keeps its shared memory in /dev/shm: give it room (in-memory volume).
+      volumes {
+        name = "dshm"
+        empty_dir {
+          medium     = "MEMORY"
+          size_limit = "512Mi"
+        }
+      }
 
       containers {
         image = local.image
@@ -248,6 +258,11 @@ resource "google_cloud_run_v2_job" "docfleet" {
             cpu    = var.cpu
             memory = var.memory
           }
+        }
+
+        volume_mounts {
+          name       = "dshm"
+          mount_path = "/dev/shm"
         }
 
         dynamic "env" {
