@@ -62,7 +62,7 @@ def launch(tasks: int, run_id: str | None, total: int | None, pack: str | None,
         raise ConfigError("no Cloud Run project/region given",
                           "pass --project and --region (or DOCFLEET_CLOUD_RUN_PROJECT/_REGION)")
     env = {"DOCFLEET_RUN_ID": settings.run_id}
-    if total is not None or settings.total is not None:
+    if settings.total is not None:
         env["DOCFLEET_TOTAL"] = str(settings.total)
     if pack:
         env["DOCFLEET_PACK"] = settings.pack
