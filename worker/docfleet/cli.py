@@ -159,6 +159,11 @@ def run(tasks: int, log_dir: Path | None, **flags: Any) -> None:
     store = open_state_store(settings.state)
     open_blob_store(settings.out)
     spec = resolve_spec(settings, store, tasks, log)
+    existing = store.get_run(spec.run_id)
+    if existing is not None:  # refuse other parameters here, not in every task's log
+        from docfleet.state.base import check_fingerprint
+
+        check_fingerprint(existing, spec)
     console = Console(stderr=True)
     log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
     code = telemetry.run_root(
@@ -301,6 +306,7 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
     reclaimed = store.reclaim_expired_units(run_id, run.spec.max_attempts, now)
     files = RunFiles(open_blob_store(settings.out), run_id)
     reopened = 0
+    dropped = _drop_corrupt_root(files)
     if not files.exists("manifest.json"):
         _, parts = find_gaps(store, files)
         good = {unit for unit, _ in parts}
@@ -309,11 +315,32 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
         if damaged:
             reopened = store.reopen_units(run_id, damaged, "outputs missing at resume", now)
     reopenable = [RunState.FAILED, RunState.PAUSED, RunState.CANCELLED]
-    if reopened:  # a COMPLETED run whose root is gone and whose outputs were damaged
+    if reopened or dropped:  # a COMPLETED run whose root is gone (or was corrupt)
         reopenable.append(RunState.COMPLETED)
     store.set_run_state(run_id, RunState.RUNNING, now, expected=reopenable)
+    if dropped:
+        click.echo(f"run {run_id}: removed a corrupt root manifest ({dropped}); a worker "
+                   "writes it again")
     click.echo(f"run {run_id}: {reset} failed unit(s) reset, {reclaimed} expired lease(s) "
                f"reclaimed, {reopened} damaged unit(s) reopened; start workers to finish it")
+
+
+def _drop_corrupt_root(files: RunFiles) -> str | None:
+    """Delete a root manifest that is not a valid manifest (truncated, corrupt), so that
+    a worker finalizes the run again; return why, or ``None`` (no root, or a valid one).
+    Roots are written whole (create-if-absent), so an unparsable one is damage, never a
+    write in progress."""
+    from docfleet.errors import BlobNotFoundError, ManifestGapError
+    from docfleet.manifest import ROOT_KEY, parse_json
+
+    try:
+        parse_json(files.get(ROOT_KEY), files.uri(ROOT_KEY))
+    except BlobNotFoundError:
+        return None
+    except ManifestGapError as exc:
+        files.blob.delete(files.key(ROOT_KEY))
+        return exc.message
+    return None
 
 
 def _add_feature_commands() -> None:

@@ -7,7 +7,7 @@ import re
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from docfleet.errors import ConfigError
 from docfleet.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
@@ -113,3 +113,6 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError("invalid settings: " + "; ".join(problems)) from None
     except ConfigError:
         raise
+    except SettingsError as exc:  # an env value that is not JSON (DOCFLEET_OPTIONS)
+        raise ConfigError(f"invalid settings: {exc}",
+                          'DOCFLEET_OPTIONS is a JSON object, e.g. {"seller_count": 3}') from None

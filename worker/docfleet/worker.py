@@ -13,7 +13,7 @@ from types import FrameType
 
 from docfleet import clock, faults, telemetry
 from docfleet.blob.base import BlobStore
-from docfleet.errors import DocfleetError, ManifestGapError
+from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
 from docfleet.lease import LeaseKeeper
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
@@ -211,6 +211,9 @@ class Worker:
                 if exc.exit_code == EXIT_STORE:
                     raise
                 keeper.ending.set()
+                if isinstance(exc, ConfigError):  # this task's setup, not the unit's fault:
+                    self.store.release_unit(claim, clock.now())  # no attempt burnt
+                    raise
                 outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
             except Exception as exc:  # a pack's bug or a bad document: the unit fails
                 self.log.debug("%s", traceback.format_exc())
