@@ -225,3 +225,23 @@ def test_a_unit_rendered_twice_in_two_processes_is_byte_identical(chromium: Chro
     out = subprocess.run([sys.executable, "-c", UNIT_SCRIPT, chromium.executable],
                          check=True, capture_output=True, text=True, timeout=180)
     assert json.loads(out.stdout) == here
+
+
+def test_catalogue_length_descriptions_fit_every_archetype(
+    chromium: Chromium, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A catalogue description may be 40 characters (its limit): rows wrap it inside their
+    fixed height instead of failing the layout check."""
+    from docfleet.packs.invoice.source import InvoiceSource
+
+    texts = ("Wholesale Mexican Wagyu Meatballs, 40 kg", "MAINTENANCE WORKSHOP, QUARTERLY MWM PLAN",
+             "Qualité Zephyr pour vos équipes de WWMM")
+    monkeypatch.setattr(InvoiceSource, "_description",
+                        lambda self, product, key, jur, run_id, index, number: texts[number % 3])
+    for archetype in ARCHETYPES:
+        (doc,) = render(chromium, f"long-{archetype}", range(1), archetypes=archetype,
+                        conditions="clean", lines="20-30")
+        fields = doc.rows["fields"]
+        assert {r["text"] for r in fields if r["field"] == "description"} == set(texts)
+        for row, got in zip(fields, text_in_boxes(pdf_of(doc), fields), strict=True):
+            assert squash(got) == squash(row["text"]), (archetype, row, got)
