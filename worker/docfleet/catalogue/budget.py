@@ -11,8 +11,17 @@ the cap, except by:
    excess is recorded as spent and stops later reservations;
 2. a reservation that expired before its call settled: only a task frozen (SIGSTOP, VM
    pause) longer than the reservation TTL, since the hard per-call timeout is shorter
-   than the TTL. At most tasks x concurrency x the largest worst-case call
-   (tasks x block size with block reservations).
+   than the TTL;
+3. a task killed (SIGKILL, OOM, preemption) while its calls were in flight: the provider
+   may still bill those calls, but the task never settles them, and their reservations
+   are released at expiry so the budget is not shrunk for good.
+
+Cases 2 and 3 are bounded per frozen or killed task by the calls it had not settled:
+overshoot <= (frozen or killed tasks) x concurrency x the largest worst-case call; with
+block reservations, (block size + concurrency) x the largest worst-case call, since a
+block's calls are settled in the store together. Without such a task, and with a
+provider that honours ``max_tokens``, the recorded spend and the provider's bill stay
+<= the cap.
 
 A timed-out or cancelled call is settled at its full worst case (the provider may bill
 it); a refused call (429, connection error) at zero.
