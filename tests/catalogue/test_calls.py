@@ -151,3 +151,17 @@ def test_items_past_the_cap_are_procedural_and_the_bill_stays_under_it(
         assert llm.books.total_bill <= cap
         assert store.total_spend("cat") == llm.books.total_bill
         assert store.budget_state("cat").reserved_nano == 0
+
+
+def test_a_model_litellm_prices_is_settled_with_completion_cost(
+    tmp_path: Path, llm: FakeLLM
+) -> None:
+    """No custom price: litellm's own table prices the worst case, and its completion_cost
+    settles each call (the server bills with the same table: 150 / 600 nano per token)."""
+    llm.behave("gpt-4o-mini", price_in=150, price_out=600, completion_tokens=25)
+    entries, completer, store = run_items(
+        tmp_path, llm, {"models": "openai/gpt-4o-mini", "budget_usd": "1"}, items=6)
+    assert completer.prices["openai/gpt-4o-mini"].source == "litellm"  # type: ignore[union-attr]
+    assert all(e.source == "llm" for e in entries)
+    # completion_cost is a float in dollars: ceil to nano-dollars, at most 1 nano per call
+    assert 0 <= store.total_spend("cat") - llm.books.total_bill <= len(entries)
