@@ -393,9 +393,9 @@ def storm(stack: Stack, rng: random.Random, tasks: int = 16) -> Result:
     complete each unit once; the token audit finds no unit held by two live leases."""
     res = Result("1-cold-start-storm", stack.backend)
     run_id = new_run_id("storm")
-    units = 3 * tasks
+    units = 2 * tasks
     # no fault here: a long lease, so that even a starved task keeps its claim
-    env = stack.env(run_id, units * 4, unit_size=4, BENCH_DOC_MS=rng.choice([5, 10, 20]),
+    env = stack.env(run_id, units * 3, unit_size=3, BENCH_DOC_MS=rng.choice([5, 10, 20]),
                     lease_seconds=20, heartbeat_seconds=2)
     logs = stack.root / run_id
     t0 = time.time()
@@ -430,7 +430,7 @@ def kills(stack: Stack, rng: random.Random, slots: int = 3, random_kills: int = 
     recovery every unit is DONE once, the root is written once and verify passes."""
     res = Result("2-sigkill-points", stack.backend)
     run_id = new_run_id("kill")
-    units = 12
+    units = 9
     env = stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=40, FAULT_PLAN_BATCH=4)
     logs = stack.root / run_id
     t0 = time.time()
@@ -576,7 +576,7 @@ def poison(stack: Stack, rng: random.Random) -> Result:
     fault is removed ``docfleet resume`` and one worker complete the run."""
     res = Result("5-poison-unit", stack.backend)
     run_id = new_run_id("poison")
-    units, size = 6, 5
+    units, size = 4, 5
     bad_unit = rng.randrange(units)
     bad_doc = bad_unit * size + rng.randrange(size)
     env = stack.env(run_id, units * size, unit_size=size, MAX_ATTEMPTS=2, BENCH_DOC_MS=20)
@@ -729,7 +729,7 @@ def blob_faults(stack: Stack, rng: random.Random) -> Result:
     res = Result("8-blob-faults", stack.backend)
     t0 = time.time()
     run_id = new_run_id("blob")
-    units, size = 6, 4
+    units, size = 4, 4
     env = stack.env(run_id, units * size, unit_size=size, BENCH_DOC_MS=20, MAX_ATTEMPTS=6)
     logs = stack.root / run_id
     bad = rng.sample(range(units), 3)
@@ -747,7 +747,7 @@ def blob_faults(stack: Stack, rng: random.Random) -> Result:
     res.units = units
     # the second run: a shard deleted before finalize
     run2 = new_run_id("gap")
-    env2 = stack.env(run2, 4 * size, unit_size=size, BENCH_DOC_MS=200, lease_seconds=60)
+    env2 = stack.env(run2, 3 * size, unit_size=size, BENCH_DOC_MS=200, lease_seconds=60)
     logs2 = stack.root / run2
     worker = start_worker(env2, logs2 / "w.log")
     victim = rng.randrange(2)
@@ -771,9 +771,9 @@ def blob_faults(stack: Stack, rng: random.Random) -> Result:
     if start_worker(env2, logs2 / "again.log").wait(90) != 0:
         res.problems.append("the worker after resume did not exit 0")
     res.recover_s.append(time.time() - t_resume)
-    res.merge_audit(audit(stack, run2, 4, [logs2 / "again.log"]))
+    res.merge_audit(audit(stack, run2, 3, [logs2 / "again.log"]))
     res.kills += 1
-    res.units += 4
+    res.units += 3
     res.recovered = res.kills if not res.problems else 0
     res.notes.update(failed_puts=bad)
     res.seconds = time.time() - t0
