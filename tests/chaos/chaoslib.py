@@ -10,6 +10,7 @@ root manifest and ``docfleet verify``. A scenario returns a :class:`Result`; an 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import random
@@ -637,40 +638,128 @@ def hold_sqlite_lock(path: Path, seconds: float) -> subprocess.Popen:
     return proc
 
 
+class TcpProxy:
+    """A TCP forwarder ``127.0.0.1:port`` -> ``target``, between workers and an emulator.
+    :meth:`down` closes the listener and resets every connection (the store's address
+    refuses connections, as while a store process restarts); :meth:`up` listens again
+    on the same port. An in-memory emulator cannot itself be restarted without losing
+    every acknowledged write, which no real store does."""
+
+    def __init__(self, target_port: int) -> None:
+        import socket
+
+        self.target = ("127.0.0.1", target_port)
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        self.port = probe.getsockname()[1]
+        probe.close()
+        self._listener: Any = None
+        self._conns: list[Any] = []
+        self.up()
+
+    def up(self) -> None:
+        import socket
+        import threading
+
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(128)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def _accept(self, listener: Any) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            self._conns += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: Any, dst: Any) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        for sock in (src, dst):
+            with contextlib.suppress(OSError):
+                sock.close()
+
+    def down(self) -> None:
+        import socket
+
+        self._listener.close()
+        for sock in self._conns:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            except OSError:
+                pass
+        self._conns = []
+
+    def close(self) -> None:
+        self.down()
+
+
 def outage(stack: Stack, rng: random.Random, seconds: float | None = None) -> Result:
-    """6. Store outage mid-run: the SQLite file locked by another process, or the emulator
-    frozen (SIGSTOP: calls hang) or stopped and restarted (calls are refused), for 5-10 s.
+    """6. Store outage mid-run, 5-10 s each: the SQLite file locked by another process
+    (BEGIN EXCLUSIVE); for an emulator, first frozen (SIGSTOP: calls hang), then its
+    address refusing connections (a proxy in front of it goes down and comes back).
     Workers back off, keep or cleanly lose their leases, and the run completes."""
     res = Result("6-store-outage", stack.backend)
     run_id = new_run_id("outage")
     units = 8
     seconds = seconds if seconds is not None else rng.uniform(5, 10)
-    env = stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=250)
+    env = stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=300)
+    proxy = None
+    if stack.emulator is not None:
+        proxy = TcpProxy(stack.emulator.port)
+        env["DOCFLEET_STATE"] = stack.state.replace(f":{stack.emulator.port}",
+                                                    f":{proxy.port}")
     logs = stack.root / run_id
     t0 = time.time()
     sup = Supervisor(stack, env, logs, 3)
     for slot in range(3):
         sup.start(slot)
     wait_event(sup.tasks[0].log, "unit.done", 60)
-    kind = "lock"
     began = time.time()
-    if stack.sqlite_path is not None:
-        locker = hold_sqlite_lock(stack.sqlite_path, seconds)
-        locker.wait(seconds + 30)
-    else:
-        restartable = getattr(stack.emulator, "persistent", False)
-        kind = rng.choice(["freeze", "restart"]) if restartable else "freeze"
-        if kind == "freeze":
+    outages = []
+    try:
+        if stack.sqlite_path is not None:
+            locker = hold_sqlite_lock(stack.sqlite_path, seconds)
+            locker.wait(seconds + 30)
+            outages.append(("lock", round(time.time() - began, 1)))
+        else:
+            assert proxy is not None
             stack.emulator.freeze()
             time.sleep(seconds)
             stack.emulator.thaw()
-        else:
-            stack.emulator.stop()
+            outages.append(("freeze", round(time.time() - began, 1)))
+            refused = time.time()
+            proxy.down()
             time.sleep(seconds)
-            stack.emulator.start()
-    ended = time.time()
-    codes = sup.wait(240)
-    res.units, res.kills = units, 1
+            proxy.up()
+            outages.append(("refuse", round(time.time() - refused, 1)))
+        ended = time.time()
+        codes = sup.wait(240)
+    finally:
+        sup.stop_all()
+        if proxy is not None:
+            proxy.close()
+    res.units, res.kills = units, len(outages)
     if any(c != 0 for c in codes):
         res.problems.append(f"exit codes {codes}")
     a = audit(stack, run_id, units, [t.log for t in sup.tasks])
@@ -680,9 +769,8 @@ def outage(stack: Stack, rng: random.Random, seconds: float | None = None) -> Re
         res.recover_s.append(min(after) - ended)
     else:
         res.problems.append("the run finished before the outage ended: it proved nothing")
-    res.recovered = int(not res.problems)
-    res.notes.update(kind=kind, outage_s=round(ended - began, 1),
-                     lost_leases=len(named(a.evts, "lease.lost")))
+    res.recovered = len(outages) if not res.problems else 0
+    res.notes.update(outages=outages, lost_leases=len(named(a.evts, "lease.lost")))
     res.seconds = time.time() - t0
     return res
 

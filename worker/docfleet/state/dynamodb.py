@@ -95,9 +95,10 @@ def dynamodb_transient(exc: BaseException) -> bool:
     """Throttling, transaction conflicts, 5xx and connection trouble."""
     from docfleet.blob.s3 import aws_transient
 
-    code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
+    # botocore connection errors (ReadTimeoutError, ConnectionClosedError) carry response=None
+    code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code", "")
     if code == "TransactionCanceledException":
-        reasons = getattr(exc, "response", {}).get("CancellationReasons", [])
+        reasons = (getattr(exc, "response", None) or {}).get("CancellationReasons", [])
         return any(r.get("Code") in ("TransactionConflict", "ThrottlingError",
                                      "ProvisionedThroughputExceeded") for r in reasons) \
             or "TransactionConflict" in str(exc)
@@ -188,7 +189,7 @@ class DynamoDBStateStore:
 
     @staticmethod
     def _code(exc: BaseException) -> str:
-        return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
+        return str((getattr(exc, "response", None) or {}).get("Error", {}).get("Code", ""))
 
     def _check_table(self) -> None:
         self._call("open", lambda: self._table.get_item(Key={"pk": "PROBE", "sk": "PROBE"}))

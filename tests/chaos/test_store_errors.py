@@ -1,0 +1,22 @@
+"""Regression (found by the chaos outage scenario, connection-refused variant): a DynamoDB
+worker crashed with a traceback when its connection to the store was reset, because the
+retry predicate read ``exc.response`` and botocore's connection errors carry ``None``
+there. A reset or a read timeout must be retried like any transient error."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("botocore")
+
+
+@pytest.mark.parametrize("name", ["ConnectionClosedError", "ReadTimeoutError",
+                                  "ConnectTimeoutError", "EndpointConnectionError"])
+def test_connection_errors_are_transient_for_dynamodb(name: str) -> None:
+    import botocore.exceptions
+
+    from docfleet.state.dynamodb import DynamoDBStateStore, dynamodb_transient
+
+    exc = getattr(botocore.exceptions, name)(endpoint_url="http://127.0.0.1:1")
+    assert dynamodb_transient(exc) is True
+    assert DynamoDBStateStore._code(exc) == ""
