@@ -34,7 +34,8 @@ def gcp_transient(exc: BaseException) -> bool:
         return True
     if isinstance(exc, aexc.TransportError):
         return True
-    return isinstance(exc, (requests.ConnectionError, requests.Timeout, ConnectionError,
+    return isinstance(exc, (requests.ConnectionError, requests.Timeout,
+                            requests.exceptions.ChunkedEncodingError, ConnectionError,
                             TimeoutError))
 
 

@@ -34,7 +34,9 @@ def aws_transient(exc: BaseException) -> bool:
         ConnectionClosedError,
         ConnectTimeoutError,
         EndpointConnectionError,
+        IncompleteReadError,
         ReadTimeoutError,
+        ResponseStreamingError,
     )
     from urllib3.exceptions import HTTPError
 
@@ -56,7 +58,8 @@ def aws_transient(exc: BaseException) -> bool:
     return isinstance(
         exc,
         (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError,
-         ConnectionClosedError, HTTPError, ConnectionError, TimeoutError),
+         ConnectionClosedError, ResponseStreamingError, IncompleteReadError, HTTPError,
+         ConnectionError, TimeoutError),
     )
 
 
