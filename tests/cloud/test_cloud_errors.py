@@ -4,7 +4,10 @@ traceback."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +77,30 @@ def test_a_missing_table_or_bucket_is_a_config_error(request: pytest.FixtureRequ
                     2, "no-such-bucket", "does not exist")
     _one_line_error(cli("verify", "r", "--out", f"gs://no-such-bucket/x?emulator={gcs.url}"),
                     2, "no-such-bucket", "does not exist")
+
+
+def _without_credentials(tmp_path: Path) -> dict[str, str]:
+    """An environment with no cloud credentials anywhere (and no metadata servers)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("DOCFLEET_", "AWS_", "GOOGLE_", "FIRESTORE_", "STORAGE_"))}
+    env.update(AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+               AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_EC2_METADATA_DISABLED="true",
+               CLOUDSDK_CONFIG=str(tmp_path / "gcloud"), NO_GCE_CHECK="true",
+               HOME=str(tmp_path))
+    return env
+
+
+def test_missing_credentials_are_one_line(request: pytest.FixtureRequest, tmp_path: Path) -> None:
+    emulators.ensure_plugin(request.config)
+    moto = request.getfixturevalue("moto_emulator")
+    env = _without_credentials(tmp_path)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "docfleet", *args], env=env,
+                              capture_output=True, text=True, timeout=120)
+
+    _one_line_error(run("status", "r", "--state",
+                        f"dynamodb://t?region=us-east-1&endpoint={moto.url}"),
+                    2, "no AWS credentials")
+    _one_line_error(run("status", "r", "--state", "firestore://some-project"),
+                    2, "no Google Cloud credentials")
