@@ -131,7 +131,7 @@ def test_quarantine_after_an_empty_streak_propagates_to_other_processes(
     tmp_path: Path, llm: FakeLLM, run_id: str
 ) -> None:
     llm.behave("fake-a", empty=True, latency=0.05)
-    llm.behave("fake-b", latency=0.3, marker="Quokka")
+    llm.behave("fake-b", latency=0.6, marker="Quokka")  # the first task is still busy
     state, out = f"sqlite:///{tmp_path / 'state.db'}", f"file://{tmp_path / 'out'}"
     env = base_env()
     log0, log1 = tmp_path / "task-0.log", tmp_path / "task-1.log"
@@ -158,10 +158,14 @@ def test_quarantine_after_an_empty_streak_propagates_to_other_processes(
     seen = named(events(log1), "catalogue.quarantine.seen")
     assert seen and seen[0]["model"] == MODEL_A, log1.read_text()
     assert not named(events(log1), "catalogue.quarantine")
-    assert llm.books.requests["fake-a"] == requests_a
-    units1 = named(events(log1), "catalogue.unit")
-    assert units1, "the late process should have worked some units"
+    # the first process's calls already sent when it quarantined may land later: at most
+    # quarantine_after + concurrency requests ever reach the quarantined model
+    assert requests_a <= llm.books.requests["fake-a"] <= 2 + 2
+    done1 = [e["unit"] for e in named(events(log1), "unit.done")]
+    assert done1, "the late process should have worked some units"
     cat = Catalogue.load(f"{out}/{run_id}")
+    late = [e for e in cat.entries if e.item // 4 in done1]
+    assert late and all(e.model == MODEL_B and e.attempts == 1 for e in late)
     assert {e.model for e in cat.entries} <= {MODEL_B, "procedural"}
     assert sum(e.model == MODEL_B for e in cat.entries) >= len(cat.entries) - 2
     assert json.loads(json.dumps(cat.summary()))["items"] == 32

@@ -25,6 +25,7 @@ class CatalogueEntry:
     model: str
     reason: str
     spend_nano: int
+    attempts: int = 0
 
 
 def split_catalogue_uri(uri: str) -> tuple[str, str]:
@@ -85,7 +86,7 @@ class Catalogue:
                     entries.append(CatalogueEntry(
                         row["item"], row["kind"], row["line"], row["locale"], row["variant"],
                         row["text"], row["source"], row["model"], row["reason"],
-                        row["spend_nano"]))
+                        row["spend_nano"], row["attempts"]))
         return cls(uri, run_id, sha256(root_bytes), entries, params)
 
     def pick(self, kind: str, locale: str, seed: int, line: str | None = None) -> str | None:
