@@ -6,8 +6,11 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -245,3 +248,45 @@ def test_catalogue_length_descriptions_fit_every_archetype(
         assert {r["text"] for r in fields if r["field"] == "description"} == set(texts)
         for row, got in zip(fields, text_in_boxes(pdf_of(doc), fields), strict=True):
             assert squash(got) == squash(row["text"]), (archetype, row, got)
+
+
+def _descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = defaultdict(list)
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            children[int(stat.rsplit(")", 1)[1].split()[1])].append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def test_a_crashed_chromium_is_replaced_for_the_next_unit() -> None:
+    path = load_settings().chromium_path
+    require(Path(path).exists(), f"Chromium at {path}")
+    session = InvoiceSession(parse_options({"conditions": "clean"}), path, 2)
+    try:
+        assert len(list(session.render("crash", range(2)))) == 2
+        killed = 0
+        for pid in _descendants(os.getpid()):
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if b"--remote-debugging-pipe" in argv:  # the browser process Playwright drives
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        assert killed == 1
+        deadline = time.monotonic() + 10
+        while session.chromium_alive and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not session.chromium_alive
+        assert [d.index for d in session.render("crash", range(2, 5))] == [2, 3, 4]
+    finally:
+        session.close()

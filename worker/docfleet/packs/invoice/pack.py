@@ -75,6 +75,11 @@ class InvoiceSession:
             self._owns_chromium = True
         return self._chromium
 
+    @property
+    def chromium_alive(self) -> bool:
+        """Whether the session holds a running browser (False before first use)."""
+        return self._chromium is not None and self._chromium.alive
+
     def prepare(self, run_id: str, index: int) -> tuple[Invoice, str, list[PrintedField], int]:
         """Record and HTML of one document (no browser)."""
         invoice = self.source.generate(run_id, index)
