@@ -423,15 +423,16 @@ class DynamoDBStateStore:
     def _pending_pk(self, run_id: str, index: int) -> str:
         return f"{run_id}#{_shard(index, self._unit_count(run_id) or 1)}"
 
-    def _candidates(self, run_id: str, hint: int) -> list[tuple[int, int]]:
-        """Pending (index, generation) pairs in the order to try them: those at or after
-        ``hint`` (from the shard holding it onwards) lowest first, else, wrapping around,
-        any, in random order (the tasks whose range ran dry all land there)."""
+    def _candidates(self, run_id: str, hint: int) -> Iterator[list[tuple[int, int]]]:
+        """Batches of pending (index, generation) pairs in the order to try them, one
+        index query per batch, queried only when the previous batch was all lost: those at
+        or after ``hint`` (from the shard holding it onwards) lowest first, then, wrapping
+        around, any, in random order (the tasks whose range ran dry all land there)."""
         from boto3.dynamodb.conditions import Key
 
         count = self._unit_count(run_id)
         if count is None:
-            return []
+            return
         first = _shard(hint, count)
         passes: list[tuple[int, int | None]] = [
             (s, hint) for s in range(first, DYNAMODB_PENDING_SHARDS)]
@@ -445,30 +446,42 @@ class DynamoDBStateStore:
             if items:
                 found = sorted((int(it["pending_sk"]), _i(it.get("generation")))
                                for it in items)
-                if lower is None and hint > 0:  # wrapped: spread the tasks that ran dry
+                if lower is None and hint > 0:
                     random.shuffle(found)
-                return found
-        return []
+                yield found
 
     def claim_next_unit(
         self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
     ) -> Claim | None:
-        for _ in range(MAX_CLAIM_ROUNDS):
-            candidates = self._candidates(run_id, max(hint, 0))
-            if not candidates:
+        deadline = time.monotonic() + self._retry.bound
+        rounds = 0
+        pause = 0.02
+        while True:
+            seen = False
+            for candidates in self._candidates(run_id, max(hint, 0)):
+                seen = True
+                # the lowest candidate first; after a lost race, the rest in random order
+                # so tasks that collided spread out
+                rest = candidates[1:]
+                random.shuffle(rest)
+                for index, generation in [candidates[0], *rest]:
+                    claim = self._try_claim(run_id, owner, index, generation, lease_seconds,
+                                            now)
+                    if claim is not None:
+                        return claim
+                    self.lost_races += 1
+            if not seen:
                 return None
-            # the lowest candidate first; after a lost race, the rest in random order so
-            # tasks that collided spread out
-            rest = candidates[1:]
-            random.shuffle(rest)
-            for index, generation in [candidates[0], *rest]:
-                claim = self._try_claim(run_id, owner, index, generation, lease_seconds, now)
-                if claim is not None:
-                    return claim
-                self.lost_races += 1
-        raise StoreUnavailableError(
-            f"{self.uri}: every claim candidate of run '{run_id}' was lost to a peer for "
-            f"{MAX_CLAIM_ROUNDS} rounds", "the pending index may be lagging; retry")
+            rounds += 1
+            if time.monotonic() >= deadline:
+                raise StoreUnavailableError(
+                    f"{self.uri}: every claim candidate of run '{run_id}' was lost for "
+                    f"{self._retry.bound:.0f}s ({rounds} rounds)",
+                    "the pending index is lagging behind the table; retry later")
+            # every candidate was taken or stale (the index lags the table): a peer's claim
+            # or the index will have moved on after a short, growing, jittered pause
+            time.sleep(random.uniform(0, pause))
+            pause = min(pause * 2, 0.5)
 
     def _try_claim(self, run_id: str, owner: str, index: int, generation: int,
                    lease_seconds: float, now: float) -> Claim | None:
