@@ -267,22 +267,29 @@ def _descendants(pid: int) -> list[int]:
     return out
 
 
+def _browser_pids() -> set[int]:
+    """Browser processes (the ones Playwright drives over a pipe) under this process."""
+    pids = set()
+    for pid in _descendants(os.getpid()):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--remote-debugging-pipe" in argv:
+            pids.add(pid)
+    return pids
+
+
 def test_a_crashed_chromium_is_replaced_for_the_next_unit() -> None:
     path = load_settings().chromium_path
     require(Path(path).exists(), f"Chromium at {path}")
+    before = _browser_pids()  # other tests' browsers stay alive
     session = InvoiceSession(parse_options({"conditions": "clean"}), path, 2)
     try:
         assert len(list(session.render("crash", range(2)))) == 2
-        killed = 0
-        for pid in _descendants(os.getpid()):
-            try:
-                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"--remote-debugging-pipe" in argv:  # the browser process Playwright drives
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-        assert killed == 1
+        mine = _browser_pids() - before
+        assert len(mine) == 1
+        os.kill(mine.pop(), signal.SIGKILL)
         deadline = time.monotonic() + 10
         while session.chromium_alive and time.monotonic() < deadline:
             time.sleep(0.1)
