@@ -73,7 +73,7 @@ def run_options(fn: F) -> F:
     for decorator in reversed([
         click.option("--run-id", help="Run identifier [env DOCFLEET_RUN_ID]."),
         click.option("--total", type=int, help="Documents in the run [env DOCFLEET_TOTAL]."),
-        click.option("--pack", help="Document pack [env DOCFLEET_PACK; default bench]."),
+        click.option("--pack", help="Document pack [env DOCFLEET_PACK; default invoice]."),
         click.option("--unit-size", type=int,
                      help="Documents per work unit [env DOCFLEET_UNIT_SIZE; default: about "
                           "3 units per task]."),
