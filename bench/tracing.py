@@ -7,7 +7,9 @@ drain, with the spans a worker emits per unit (``docfleet.claim``, ``docfleet.un
 - ``otlp``: instrumented, OTLP/HTTP (batch processor) to a real receiver on 127.0.0.1
   that decodes every request (it shares the machine's cores with the workers).
 
-Wall time includes each process's final span flush. Prints the ratios and writes JSON to
+Wall time includes each process's final span flush. The batch queue is raised to
+``QUEUE`` spans so every span is exported (with the SDK's default 2048, spans are dropped
+at this rate and the overhead would look smaller). Prints the ratios and writes JSON to
 ``bench/results/tracing.json``::
 
     python bench/tracing.py                      # SQLite, 4,000 units, 1 and 2 processes
@@ -40,12 +42,17 @@ from docfleet import telemetry
 from docfleet.manifest import part_key
 from docfleet.state import open_state_store
 
+#: Batch queue of the traced drains: large enough to hold a whole run's spans.
+QUEUE = 65536
+
 
 def drain_traced(
     uri: str, run_id: str, owner: str, hint: int, start_at: float, mode: str, endpoint: str
 ) -> dict[str, Any]:
     """``claims.drain`` with the worker's per-unit spans; tracing set up for ``mode``."""
     os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    # every span delivered (the default 2048-span queue drops spans at this rate)
+    os.environ["OTEL_BSP_MAX_QUEUE_SIZE"] = str(QUEUE)
     telemetry.setup_tracing(mode, {"service.instance.id": owner})
     store = open_state_store(uri)
     while time.time() < start_at:
@@ -114,7 +121,7 @@ def main() -> None:
     with OTLPReceiver() as rx:
         for procs in [int(p) for p in args.procs.split(",")]:
             walls: dict[str, list[float]] = {"plain": [], "none": [], "otlp": []}
-            with ctx.Pool(procs, maxtasksperchild=1) as pool:
+            with ctx.Pool(procs) as pool:
                 for _ in range(args.repeat):  # interleaved, so drift hits every setting
                     for mode in walls:
                         walls[mode].append(measure(uri, args.units, procs, mode,
