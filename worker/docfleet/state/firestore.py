@@ -15,7 +15,10 @@ quarantine set ``…/meta/quarantine``.
   the precondition: the transaction takes read locks, and two claimers that read the same
   candidate block each other until one aborts; on the emulator, 4 processes claimed ~20x
   slower with p99 in seconds, and 8 never got through (``bench/results/claims_cloud.json``).
-* Renew, complete, fail, release: transactions fenced on ``lease_owner``.
+* Renew, complete, fail, release, reclaim, run-state changes: compare-and-set writes
+  (read, decide, write only if the document's ``update_time`` is unchanged; a lost race
+  re-reads), fenced on ``lease_owner`` for the unit's holder. No locks: 16 workers
+  finalizing at once must not queue on transaction locks of the run document.
 * Reclaim is explicit (:meth:`reclaim_expired_units`), never per claim.
 * Spend: ``Increment`` on one of ``SPEND_SHARDS`` counter documents per model (a single
   document sustains about one write per second), model and total in one atomic batch;
@@ -188,6 +191,42 @@ class FirestoreStateStore:
         """``fn`` in a transaction, retried (re-read and all) while transient."""
         return self._call(op, lambda: self._transact(fn))
 
+    def _cas(self, op: str, ref: Any,
+             change: Callable[[dict[str, Any] | None], dict[str, Any] | None],
+             applied: Callable[[dict[str, Any]], bool] | None = None) -> bool:
+        """Read ``ref``; ``change(data or None)`` returns the fields to update (``None``:
+        refuse, return false); write them only if the document is unchanged since the read
+        (an ``update_time`` precondition: compare-and-set, no locks held). A lost race
+        re-reads, with backoff, within the retry bound. ``applied(data)`` recognises this
+        very update after an attempt whose answer was lost (timeout, unavailable)."""
+        from google.api_core import exceptions as gexc
+
+        ambiguous = False
+
+        def attempt() -> bool:
+            nonlocal ambiguous
+            snap = self._read(ref)
+            data = snap.to_dict() if snap.exists else None
+            if ambiguous and applied is not None and data is not None and applied(data):
+                return True
+            fields = change(data)
+            if fields is None:
+                return False
+            if self._fault is not None and random.random() < self._fault:
+                raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+            try:
+                ref.update(fields,
+                           option=self._client.write_option(last_update_time=snap.update_time),
+                           retry=None, timeout=TIMEOUT)
+            except gexc.FailedPrecondition:
+                raise gexc.Aborted("the document changed since it was read") from None
+            except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
+                ambiguous = True
+                raise
+            return True
+
+        return self._call(op, attempt)
+
     def _read(self, ref: Any, transaction: Any = None) -> Any:
         return ref.get(transaction=transaction, retry=None, timeout=TIMEOUT)
 
@@ -246,19 +285,8 @@ class FirestoreStateStore:
     def _run_tx(self, op: str, run_id: str,
                 change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> bool:
         """Apply ``change(run data) -> fields to update (None: refuse)`` atomically."""
-        ref = self._run_ref(run_id)
-
-        def fn(transaction: Any) -> bool:
-            snap = self._read(ref, transaction)
-            if not snap.exists:
-                return False
-            fields = change(snap.to_dict())
-            if fields is None:
-                return False
-            transaction.update(ref, fields)
-            return True
-
-        return self._tx(op, fn)
+        return self._cas(op, self._run_ref(run_id),
+                         lambda d: None if d is None else change(d))
 
     def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
         return self._run_tx("take_over_plan", run_id, lambda d: (
@@ -317,19 +345,16 @@ class FirestoreStateStore:
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
     ) -> bool:
         allowed = {s.value for s in expected} if expected is not None else None
-        ref = self._run_ref(run_id)
 
-        def fn(transaction: Any) -> bool:
-            snap = self._read(ref, transaction)
-            if not snap.exists:
+        def change(d: dict[str, Any] | None) -> dict[str, Any] | None:
+            if d is None:
                 raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
-            current = snap.get("state")
+            current = d["state"]
             if current == state.value or (allowed is not None and current not in allowed):
-                return False
-            transaction.update(ref, {"state": state.value, "updated_at": now})
-            return True
+                return None
+            return {"state": state.value, "updated_at": now}
 
-        return self._tx("set_run_state", fn)
+        return self._cas("set_run_state", self._run_ref(run_id), change)
 
     # -- units ------------------------------------------------------------------------
     def _pending(self, run_id: str, hint: int) -> list[Any]:
@@ -435,19 +460,15 @@ class FirestoreStateStore:
                      lease_expires_at=expires), fields
 
     def _fenced(self, op: str, claim: Claim,
-                change: Callable[[dict[str, Any]], dict[str, Any]]) -> bool:
-        ref = self._unit_ref(claim.run_id, claim.unit_index)
-
-        def fn(transaction: Any) -> bool:
-            snap = self._read(ref, transaction)
-            data = snap.to_dict() if snap.exists else None
+                change: Callable[[dict[str, Any]], dict[str, Any]],
+                applied: Callable[[dict[str, Any]], bool] | None = None) -> bool:
+        def fenced(data: dict[str, Any] | None) -> dict[str, Any] | None:
             if (data is None or data["state"] != UnitState.RUNNING.value
                     or data.get("lease_owner") != claim.token):
-                return False
-            transaction.update(ref, change(data))
-            return True
+                return None
+            return change(data)
 
-        return self._tx(op, fn)
+        return self._cas(op, self._unit_ref(claim.run_id, claim.unit_index), fenced, applied)
 
     def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
         expires = now + lease_seconds
@@ -459,7 +480,9 @@ class FirestoreStateStore:
         return self._fenced("complete_unit", claim, lambda d: {
             "state": UnitState.DONE.value, "part_sha256": part_sha256, "finished_at": now,
             "lease_owner": None, "lease_expires_at": None, "last_error": None,
-        })
+            "completed_by": claim.token,
+        }, applied=lambda d: d.get("state") == UnitState.DONE.value
+            and d.get("completed_by") == claim.token)
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         def change(d: dict[str, Any]) -> dict[str, Any]:
@@ -489,12 +512,10 @@ class FirestoreStateStore:
         for snap in self._stream("reclaim", query):
             ref = snap.reference
 
-            def fn(transaction: Any, ref: Any = ref) -> bool:
-                s = self._read(ref, transaction)
-                d = s.to_dict() if s.exists else None
+            def change(d: dict[str, Any] | None) -> dict[str, Any] | None:
                 if (d is None or d["state"] != UnitState.RUNNING.value
                         or d.get("lease_expires_at") is None or d["lease_expires_at"] >= now):
-                    return False
+                    return None
                 attempts = int(d.get("attempts") or 0)
                 fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
                 if attempts >= max_attempts:
@@ -505,22 +526,15 @@ class FirestoreStateStore:
                     })
                 else:
                     fields["state"] = UnitState.PENDING.value
-                transaction.update(ref, fields)
-                return True
+                return fields
 
-            moved += self._tx("reclaim", fn)
+            moved += self._cas("reclaim", ref, change)
         return moved
 
     def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:
-        def fn(transaction: Any) -> bool:
-            s = self._read(ref, transaction)
-            if not s.exists or s.get("state") not in states:
-                return False
-            transaction.update(ref, {"state": UnitState.PENDING.value, "attempts": 0,
-                                     "finished_at": None, **fields})
-            return True
-
-        return self._tx(op, fn)
+        return self._cas(op, ref, lambda d: None if d is None or d["state"] not in states else
+                         {"state": UnitState.PENDING.value, "attempts": 0, "finished_at": None,
+                          "completed_by": None, **fields})
 
     def reset_failed_units(self, run_id: str, now: float) -> int:
         failed = self._stream("reset_failed_units", self._where(
