@@ -13,6 +13,7 @@ import argparse
 import json
 import platform
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -114,14 +115,18 @@ def main() -> int:
                 results = []
                 for round_ in range(args.rounds):
                     seed = rng.randrange(2**31)
+                    stack = stacks.new(backend)
                     try:
-                        result = chaoslib.SCENARIOS[scenario](stacks.new(backend),
-                                                              random.Random(seed))
+                        result = chaoslib.SCENARIOS[scenario](stack, random.Random(seed))
                     except Exception as exc:  # a scenario that could not finish
                         result = Result(scenario, backend,
                                         problems=[f"{type(exc).__name__}: {exc}"[:500]])
                         traceback.print_exc()
                     result.notes["seed"] = seed
+                    if result.problems:  # keep the workers' logs of a failed round
+                        kept = args.out.parent / "chaos-failures" / stack.root.name
+                        shutil.copytree(stack.root, kept, dirs_exist_ok=True)
+                        result.notes["logs"] = str(kept)
                     results.append(result)
                     raw.append(asdict(result))
                     print(f"{scenario:8} {backend:9} round {round_ + 1}/{args.rounds}: "
