@@ -10,6 +10,8 @@ from decimal import Decimal
 from functools import cache
 from typing import Any
 
+from docfleet.telemetry import traced_llm
+
 
 @cache
 def litellm_module() -> Any:
@@ -54,6 +56,7 @@ class Answer:
         return int((Decimal(str(usd)) * 1_000_000_000).to_integral_value(rounding="ROUND_CEILING"))
 
 
+@traced_llm  # span "chat {model}": tokens, cost, outcome (docfleet.telemetry)
 async def complete(
     model: str, messages: list[dict[str, str]], *, max_tokens: int, timeout: float,
     api_base: str | None = None,

@@ -163,6 +163,7 @@ def _one_task(settings: Any, spec: Any, store: Any, log: Any) -> int:
     from docfleet.identity import task_identity
     from docfleet.logs import bind
     from docfleet.packs import load_pack
+    from docfleet.telemetry import run_task
     from docfleet.worker import Worker
 
     identity = task_identity()
@@ -170,7 +171,7 @@ def _one_task(settings: Any, spec: Any, store: Any, log: Any) -> int:
     worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
                     load_pack(spec.pack), log)
     worker.install_signal_handlers()
-    return worker.run()
+    return run_task(worker.run, settings.trace, identity, spec.run_id, store.uri, settings.out)
 
 
 @catalogue.command()

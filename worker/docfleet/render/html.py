@@ -17,6 +17,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from docfleet.telemetry import traced
+
 
 @dataclass(frozen=True)
 class Field:
@@ -78,6 +80,7 @@ def environment() -> Environment:
     )
 
 
+@traced("docfleet.render.html", lambda template, context: {"docfleet.render.template": template})
 def render_html(template: str, context: dict[str, Any]) -> tuple[str, list[PrintedField]]:
     """Render ``template`` with ``context`` (plus ``F``); return the HTML and the fields
     it printed, in document order."""

@@ -37,6 +37,7 @@ from docfleet.render.layout import PX_TO_PT, Box
 from docfleet.render.pdf import check_pdf, normalise_pdf
 from docfleet.render.scan import scan_pdf
 from docfleet.seeding import document_seed
+from docfleet.telemetry import traced
 
 _PAGE_COUNT = re.compile(rb"/Type /Pages\s*/Count (\d+)")
 RESULT_TIMEOUT = 120.0
@@ -122,6 +123,8 @@ class InvoiceSession:
             },
         )
 
+    @traced("docfleet.render.pdf", lambda self, run_id, item: {
+        "docfleet.document.index": item.invoice.document})
     def _pdf_document(self, run_id: str, item: _Pending) -> RenderedDocument:
         invoice = item.invoice
         result = item.future.result(timeout=RESULT_TIMEOUT)

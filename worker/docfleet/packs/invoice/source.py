@@ -26,6 +26,7 @@ from docfleet.packs.invoice.records import (
     tax_lines,
 )
 from docfleet.seeding import document_rng, document_seed
+from docfleet.telemetry import traced
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
@@ -157,6 +158,8 @@ class InvoiceSource:
                 return text
         return product.names[jur.language]
 
+    @traced("docfleet.render.record", lambda self, run_id, index: {
+        "docfleet.document.index": index})
     def generate(self, run_id: str, index: int) -> Invoice:
         rng = document_rng(run_id, index)
         opts = self.options
