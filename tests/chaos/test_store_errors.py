@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-pytest.importorskip("botocore")
-
 
 @pytest.mark.parametrize("name", ["ConnectionClosedError", "ReadTimeoutError",
                                   "ConnectTimeoutError", "EndpointConnectionError"])

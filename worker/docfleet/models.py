@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -75,6 +76,21 @@ class Run:
     @property
     def run_id(self) -> str:
         return self.spec.run_id
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Run:
+        """The run marker from a backend's stored fields (``params`` holds the spec as
+        JSON); the one mapping every state store uses."""
+        return cls(
+            spec=RunSpec.from_parameters(json.loads(record["params"])),
+            fingerprint=record["fingerprint"],
+            state=RunState(record["state"]),
+            planned=bool(record["planned"]),
+            planner=record["planner"],
+            plan_heartbeat=float(record["plan_heartbeat"]),
+            created_at=float(record["created_at"]),
+            updated_at=float(record["updated_at"]),
+        )
 
 
 @dataclass

@@ -254,19 +254,6 @@ class DynamoDBStateStore:
         return self._query("units", **kwargs)
 
     # -- runs -------------------------------------------------------------------------
-    @staticmethod
-    def _run_from_item(item: dict[str, Any]) -> Run:
-        return Run(
-            spec=RunSpec.from_parameters(json.loads(item["params"])),
-            fingerprint=item["fingerprint"],
-            state=RunState(item["state"]),
-            planned=bool(item["planned"]),
-            planner=item["planner"],
-            plan_heartbeat=float(item["plan_heartbeat"]),
-            created_at=float(item["created_at"]),
-            updated_at=float(item["updated_at"]),
-        )
-
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
         from botocore.exceptions import ClientError
 
@@ -293,7 +280,7 @@ class DynamoDBStateStore:
                 raise
 
         if self._call("create_run", put):
-            return CreateResult(True, self._run_from_item(item))
+            return CreateResult(True, Run.from_record(item))
         run = self.get_run(spec.run_id)
         if run is None:  # deleted in between: extremely unlikely; try again
             return self.create_run(spec, planner, now)
@@ -391,7 +378,7 @@ class DynamoDBStateStore:
 
     def get_run(self, run_id: str) -> Run | None:
         item = self._get(_run_key(run_id))
-        return self._run_from_item(item) if item else None
+        return Run.from_record(item) if item else None
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None

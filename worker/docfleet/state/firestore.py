@@ -237,19 +237,6 @@ class FirestoreStateStore:
         return query.where(filter=self._fs.FieldFilter(field, op, value))
 
     # -- runs -------------------------------------------------------------------------
-    @staticmethod
-    def _run_from(data: dict[str, Any]) -> Run:
-        return Run(
-            spec=RunSpec.from_parameters(json.loads(data["params"])),
-            fingerprint=data["fingerprint"],
-            state=RunState(data["state"]),
-            planned=bool(data["planned"]),
-            planner=data["planner"],
-            plan_heartbeat=float(data["plan_heartbeat"]),
-            created_at=float(data["created_at"]),
-            updated_at=float(data["updated_at"]),
-        )
-
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
         from google.api_core import exceptions as gexc
 
@@ -275,7 +262,7 @@ class FirestoreStateStore:
                 return False
 
         if self._call("create_run", create):
-            return CreateResult(True, self._run_from(data))
+            return CreateResult(True, Run.from_record(data))
         run = self.get_run(spec.run_id)
         if run is None:
             return self.create_run(spec, planner, now)
@@ -339,7 +326,7 @@ class FirestoreStateStore:
 
     def get_run(self, run_id: str) -> Run | None:
         snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
-        return self._run_from(snap.to_dict()) if snap.exists else None
+        return Run.from_record(snap.to_dict()) if snap.exists else None
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None

@@ -185,26 +185,13 @@ class SQLiteStateStore:
         return self._retry(lambda: fn(self._conn()))
 
     # -- runs -------------------------------------------------------------------------
-    @staticmethod
-    def _run_from_row(row: sqlite3.Row) -> Run:
-        return Run(
-            spec=RunSpec.from_parameters(json.loads(row["params"])),
-            fingerprint=row["fingerprint"],
-            state=RunState(row["state"]),
-            planned=bool(row["planned"]),
-            planner=row["planner"],
-            plan_heartbeat=row["plan_heartbeat"],
-            created_at=row["created_at"],
-            updated_at=row["updated_at"],
-        )
-
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
         fingerprint = spec.fingerprint()
 
         def tx(conn: sqlite3.Connection) -> CreateResult:
             row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (spec.run_id,)).fetchone()
             if row is not None:
-                run = self._run_from_row(row)
+                run = Run.from_record(row)
                 check_fingerprint(run, spec)
                 return CreateResult(False, run)
             conn.execute(
@@ -215,7 +202,7 @@ class SQLiteStateStore:
                  spec.max_attempts, RunState.PENDING.value, planner, now, now, now),
             )
             row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (spec.run_id,)).fetchone()
-            return CreateResult(True, self._run_from_row(row))
+            return CreateResult(True, Run.from_record(row))
 
         return self._write(tx)
 
@@ -255,7 +242,7 @@ class SQLiteStateStore:
         row = self._read(
             lambda c: c.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         )
-        return self._run_from_row(row) if row else None
+        return Run.from_record(row) if row else None
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
