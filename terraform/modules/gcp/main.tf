@@ -24,6 +24,9 @@ locals {
     DOCFLEET_STATE      = local.state_uri
     DOCFLEET_OUT        = local.out_uri
     DOCFLEET_LOG_FORMAT = "json"
+    # Traces to Google Cloud's telemetry endpoint; the project lets log lines link to them.
+    DOCFLEET_TRACE       = "gcp"
+    GOOGLE_CLOUD_PROJECT = var.project_id
   }, var.settings)
 
   # The claim query (state == PENDING order by idx) and the reclaim query (state ==
