@@ -24,8 +24,7 @@ locals {
     DOCFLEET_STATE      = local.state_uri
     DOCFLEET_OUT        = local.out_uri
     DOCFLEET_LOG_FORMAT = "json"
-    # Traces to Google Cloud's telemetry endpoint; the project lets log lines link to them.
-    DOCFLEET_TRACE       = "gcp"
+    # Lets log lines link to traces; add DOCFLEET_TRACE = "gcp" to var.settings to export them.
     GOOGLE_CLOUD_PROJECT = var.project_id
   }, var.settings)
 
