@@ -112,6 +112,22 @@ def _units(reader: RunReader) -> Iterator[tuple[PartInfo, list[dict], dict, dict
         yield part, invoices, fields, words
 
 
+def _pdf_pages(
+    reader: RunReader, dpi: int, images_dir: Path, counts: dict[str, int]
+) -> Iterator[tuple[dict[str, Any], PageImage, list[dict], list[dict]]]:
+    """Every rendered page of every PDF invoice, unit by unit: (invoice, page image, its
+    document's fields, its words). HTML documents have no pages; they are counted in
+    ``counts["skipped_html"]``."""
+    for part, invoices, fields, words in _units(reader):
+        for invoice in invoices:
+            if invoice["format"] != "pdf":
+                counts["skipped_html"] += 1
+                continue
+            doc = invoice["document"]
+            for img in _pages(reader, part, invoice, dpi, images_dir):
+                yield invoice, img, fields[doc], words[doc]
+
+
 def _field_names(reader: RunReader) -> list[str]:
     names: set[str] = set()
     for _part, shard in reader.iter_table("fields"):
@@ -137,42 +153,38 @@ def export_coco(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
         def spool(fh: BinaryIO, obj: dict[str, Any], first: bool) -> None:
             fh.write((b"" if first else b",\n") + json.dumps(obj, ensure_ascii=False).encode())
 
-        for part, invoices, fields, words in _units(reader):
-            for invoice in invoices:
-                if invoice["format"] != "pdf":
-                    counts["skipped_html"] += 1
-                    continue
-                doc = invoice["document"]
-                for img in _pages(reader, part, invoice, dpi, images_dir):
-                    counts["images"] += 1
-                    image_id = counts["images"]
-                    spool(img_spool, {
-                        "id": image_id, "file_name": img.file_name, "width": img.width,
-                        "height": img.height, "document": doc, "page": img.page,
-                        "source": invoice["file"],
-                    }, image_id == 1)
+        for invoice, img, doc_fields, doc_words in _pdf_pages(reader, dpi, images_dir,
+                                                              counts):
+            counts["images"] += 1
+            image_id = counts["images"]
+            spool(img_spool, {
+                "id": image_id, "file_name": img.file_name, "width": img.width,
+                "height": img.height, "document": invoice["document"],
+                "page": img.page,
+                "source": invoice["file"],
+            }, image_id == 1)
 
-                    def add(cat: str, box: tuple[float, ...], extra: dict[str, Any],
-                            image_id: int = image_id) -> None:
-                        x0, y0, x1, y1 = box
-                        w, h = round(x1 - x0, 2), round(y1 - y0, 2)
-                        counts["annotations"] += 1
-                        spool(ann_spool, {
-                            "id": counts["annotations"], "image_id": image_id,
-                            "category_id": category[cat], "bbox": [x0, y0, w, h],
-                            "area": round(w * h, 2), "iscrowd": 0,
-                            "segmentation": [[x0, y0, x1, y0, x1, y1, x0, y1]], **extra,
-                        }, counts["annotations"] == 1)
+            def add(cat: str, box: tuple[float, ...], extra: dict[str, Any],
+                    image_id: int = image_id) -> None:
+                x0, y0, x1, y1 = box
+                w, h = round(x1 - x0, 2), round(y1 - y0, 2)
+                counts["annotations"] += 1
+                spool(ann_spool, {
+                    "id": counts["annotations"], "image_id": image_id,
+                    "category_id": category[cat], "bbox": [x0, y0, w, h],
+                    "area": round(w * h, 2), "iscrowd": 0,
+                    "segmentation": [[x0, y0, x1, y0, x1, y1, x0, y1]], **extra,
+                }, counts["annotations"] == 1)
 
-                    for w in words[doc]:
-                        if w["page"] == img.page:
-                            add("word", img.box(w["x0"], w["y0"], w["x1"], w["y1"]),
-                                {"text": w["text"], "word": w["word"]})
-                    for f in fields[doc]:
-                        if f["page"] == img.page and f["x0"] is not None:
-                            add(f["field"], img.box(f["x0"], f["y0"], f["x1"], f["y1"]),
-                                {"text": f["text"], "value": f["value"], "line": f["line"],
-                                 "occurrence": f["occurrence"]})
+            for w in doc_words:
+                if w["page"] == img.page:
+                    add("word", img.box(w["x0"], w["y0"], w["x1"], w["y1"]),
+                        {"text": w["text"], "word": w["word"]})
+            for f in doc_fields:
+                if f["page"] == img.page and f["x0"] is not None:
+                    add(f["field"], img.box(f["x0"], f["y0"], f["x1"], f["y1"]),
+                        {"text": f["text"], "value": f["value"], "line": f["line"],
+                         "occurrence": f["occurrence"]})
         info = {"description": f"docfleet run {reader.run_id}", "version": "1.0",
                 "dpi": dpi, "partial": reader.partial}
         tmp = directory / f".annotations.json.{os.getpid()}.tmp"
@@ -232,19 +244,14 @@ def export_funsd(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
     result = ExportResult(target=f"funsd://{directory}", partial=reader.partial,
                           units=len(reader.units))
     counts = {"images": 0, "entities": 0, "skipped_html": 0}
-    for part, invoices, fields, words in _units(reader):
-        for invoice in invoices:
-            if invoice["format"] != "pdf":
-                counts["skipped_html"] += 1
-                continue
-            doc = invoice["document"]
-            for img in _pages(reader, part, invoice, dpi, directory / "images"):
-                form = funsd_form(img, fields[doc], words[doc])
-                counts["images"] += 1
-                counts["entities"] += len(form)
-                body = {"form": form, "image": img.file_name, "width": img.width,
-                        "height": img.height, "document": doc, "page": img.page}
-                _atomic_write(directory / "annotations" / f"{Path(img.file_name).stem}.json",
-                              json.dumps(body, ensure_ascii=False, indent=1).encode())
+    for invoice, img, doc_fields, doc_words in _pdf_pages(reader, dpi, directory / "images",
+                                                          counts):
+        form = funsd_form(img, doc_fields, doc_words)
+        counts["images"] += 1
+        counts["entities"] += len(form)
+        body = {"form": form, "image": img.file_name, "width": img.width,
+                "height": img.height, "document": invoice["document"], "page": img.page}
+        _atomic_write(directory / "annotations" / f"{Path(img.file_name).stem}.json",
+                      json.dumps(body, ensure_ascii=False, indent=1).encode())
     result.extra.update(counts, dpi=dpi)
     return result
