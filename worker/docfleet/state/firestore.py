@@ -518,6 +518,44 @@ class FirestoreStateStore:
             moved += self._cas("reclaim", ref, change)
         return moved
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        snaps = self._stream("running_units", self._where(
+            self._units_ref(run_id), "state", "==", UnitState.RUNNING.value))
+        out = []
+        for snap in snaps:
+            d = snap.to_dict()
+            out.append(Unit(run_id, int(d["idx"]), int(d["start"]), int(d["count"]),
+                            UnitState.RUNNING, attempts=int(d.get("attempts") or 0),
+                            lease_owner=d.get("lease_owner"),
+                            lease_expires_at=d.get("lease_expires_at")))
+        return out
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        moved = 0
+        for seen in stale:
+            def change(d: dict[str, Any] | None, seen: Unit = seen) -> dict[str, Any] | None:
+                if (d is None or d["state"] != UnitState.RUNNING.value
+                        or d.get("lease_expires_at") != seen.lease_expires_at
+                        or (seen.lease_owner is not None
+                            and d.get("lease_owner") != seen.lease_owner)):
+                    return None
+                attempts = int(d.get("attempts") or 0)
+                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
+                if attempts >= max_attempts:
+                    fields.update({
+                        "state": UnitState.FAILED.value, "finished_at": now,
+                        "last_error": f"lease expired after {attempts} attempts "
+                                      f"(not renewed; last owner {d.get('lease_owner')})",
+                    })
+                else:
+                    fields["state"] = UnitState.PENDING.value
+                return fields
+
+            moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change)
+        return moved
+
     def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:
         return self._cas(op, ref, lambda d: None if d is None or d["state"] not in states else
                          {"state": UnitState.PENDING.value, "attempts": 0, "finished_at": None,
