@@ -179,6 +179,10 @@ class Worker:
                 finalize_run(self.store, self.files, self.log)
             except ManifestGapError as exc:
                 self.log.error("%s", exc, extra={"event": "manifest.gap"})
+                # not complete and nobody can complete it without a repair: FAILED, so
+                # that `status --wait` ends (exit 1) and `resume` knows to reopen it
+                self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
+                                         expected=[RunState.RUNNING])
                 return EXIT_HOLES
             return EXIT_OK
         self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
