@@ -283,7 +283,7 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
 
 
 def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
-    store = open_state_store(load_settings(state=state).state)
+    store = open_state_store(load_settings(state=state).state, create=False)
     run = _open_run(store, run_id)
     if store.set_run_state(run_id, target, clock.now(), expected=allowed):
         click.echo(f"run {run_id}: {run.state.value} → {target.value}")

@@ -18,7 +18,14 @@ class FileBlobStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
         self.uri = f"file://{self.root}"
-        self.root.mkdir(parents=True, exist_ok=True)
+        if self.root.exists() and not self.root.is_dir():
+            raise ConfigError(f"output {self.uri} is a file, not a directory",
+                              "name a directory for --out / DOCFLEET_OUT")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create output directory {self.uri}: "
+                              f"{exc.strerror or exc}", "check --out / DOCFLEET_OUT") from None
 
     def _path(self, key: str) -> Path:
         if key.startswith("/") or ".." in key.split("/"):
