@@ -154,7 +154,8 @@ def test_aws_module_applies_and_a_fleet_runs_on_it(moto: object, tmp_path: Path)
             Bucket=outputs["bucket"], Prefix=f"{prefix}/{run_id}/manifest/unit-")
         assert listed["KeyCount"] == 6
         status = subprocess.run(
-            [sys.executable, "-m", "docfleet", "status", run_id, "--state", state, "--json"],
+            [sys.executable, "-m", "docfleet", "status", run_id, "--state", state,
+             "--out", job_env["DOCFLEET_OUT"], "--json"],
             capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
         assert status.returncode == 0, status.stderr
         assert json.loads(status.stdout)["state"] == "COMPLETED"

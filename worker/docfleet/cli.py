@@ -187,9 +187,9 @@ def _open_run(store: StateStore, run_id: str) -> Run:
     return run
 
 
-def _status(store: StateStore, run_id: str) -> dict[str, Any]:
+def _status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
     run = _open_run(store, run_id)
-    return {
+    info = {
         "run_id": run_id,
         "state": run.state.value,
         "planned": run.planned,
@@ -198,27 +198,45 @@ def _status(store: StateStore, run_id: str) -> dict[str, Any]:
         "units": store.progress(run_id).as_dict(),
         "spend_nano_usd": store.total_spend(run_id),
     }
+    if run.state == RunState.COMPLETED:  # COMPLETED only with a valid root of this run
+        from docfleet.finalize import root_problems
+
+        problems = root_problems(store, RunFiles(open_blob_store(out), run_id), run)
+        if problems is None or problems:
+            info["state"] = INCOMPLETE
+            info["problem"] = (problems or [f"no root manifest at {out.rstrip('/')}/{run_id}/"
+                                            "manifest.json"])[0]
+    return info
+
+
+#: ``status`` of a run the store calls COMPLETED whose root is missing or not its own.
+INCOMPLETE = "INCOMPLETE"
 
 
 @main.command()
 @click.argument("run_id")
 @state_option
+@out_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--wait", is_flag=True, help="Wait until the run is COMPLETED, FAILED or "
               "CANCELLED; exit 0 only if COMPLETED.")
 @click.option("--interval", type=float, default=2.0, show_default=True,
               help="Seconds between polls with --wait.")
 @friendly_errors
-def status(run_id: str, state: str | None, as_json: bool, wait: bool, interval: float) -> None:
-    """Show a run's state and its units by state.
+def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait: bool,
+           interval: float) -> None:
+    """Show a run's state and its units by state. A run is shown COMPLETED only when its
+    root manifest (under --out) is there and is this run's; otherwise INCOMPLETE.
 
     Example: docfleet status demo --json
     """
-    store = open_state_store(load_settings(state=state).state)
-    info = _status(store, run_id)
-    while wait and RunState(info["state"]) not in TERMINAL_STATES:
+    settings = load_settings(state=state, out=out)
+    store = open_state_store(settings.state, create=False)
+    info = _status(store, run_id, settings.out)
+    terminal = {s.value for s in TERMINAL_STATES} | {INCOMPLETE}
+    while wait and info["state"] not in terminal:
         time.sleep(interval)
-        info = _status(store, run_id)
+        info = _status(store, run_id, settings.out)
     if as_json:
         click.echo(json.dumps(info, sort_keys=True))
     else:
@@ -227,6 +245,9 @@ def status(run_id: str, state: str | None, as_json: bool, wait: bool, interval: 
             table.add_column(s.value, justify="right")
         table.add_row(*(str(info["units"][s.value]) for s in UnitState))
         Console().print(table)
+        if "problem" in info:
+            click.echo(f"run {run_id} is not complete: {info['problem']} (run 'docfleet "
+                       f"resume {run_id}' to repair it)", err=True)
     if wait and info["state"] != RunState.COMPLETED.value:
         sys.exit(1)
 
@@ -234,15 +255,25 @@ def status(run_id: str, state: str | None, as_json: bool, wait: bool, interval: 
 @main.command()
 @click.argument("run_id")
 @out_option
+@click.option("--state", help="State store URI: also check the root is bound to the run "
+              "this store holds (fingerprint, totals, every part's sha256).")
 @friendly_errors
-def verify(run_id: str, out: str | None) -> None:
+def verify(run_id: str, out: str | None, state: str | None) -> None:
     """Re-hash a run's root manifest, parts, documents and shards; exit 0 only if the
-    root exists and everything matches.
+    root exists and everything matches (the checks finalize makes before writing it).
 
     Example: docfleet verify demo --out file://./out
     """
-    files = RunFiles(open_blob_store(load_settings(out=out).out), run_id)
-    problems = verify_run(files)
+    settings = load_settings(out=out, state=state)
+    files = RunFiles(open_blob_store(settings.out), run_id)
+    binding = None
+    if state is not None:
+        from docfleet.finalize import binding_of
+
+        store = open_state_store(settings.state, create=False)
+        run = _open_run(store, run_id)
+        binding = binding_of(run, store.units(run_id))
+    problems = verify_run(files, binding)
     for problem in problems:
         click.echo(f"MISMATCH {problem}", err=True)
     if problems:
@@ -252,7 +283,7 @@ def verify(run_id: str, out: str | None) -> None:
 
 
 def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
-    store = open_state_store(load_settings(state=state).state)
+    store = open_state_store(load_settings(state=state).state, create=False)
     run = _open_run(store, run_id)
     if store.set_run_state(run_id, target, clock.now(), expected=allowed):
         click.echo(f"run {run_id}: {run.state.value} → {target.value}")
@@ -291,56 +322,25 @@ def cancel(run_id: str, state: str | None) -> None:
 @out_option
 @friendly_errors
 def resume(run_id: str, state: str | None, out: str | None) -> None:
-    """Make a run workable again: failed units back to PENDING, expired leases
-    reclaimed, DONE units whose outputs are missing reopened; then start workers.
+    """Make a run workable again, COMPLETED runs included: expired leases reclaimed,
+    failed units reset, outputs verified, a root that no longer matches removed and
+    every damaged unit reopened; then start workers (they regenerate the same bytes).
 
     Example: docfleet resume demo && docfleet run --run-id demo --tasks 2
     """
-    from docfleet.finalize import find_gaps
+    from docfleet.repair import repair_run
 
     settings = load_settings(state=state, out=out)
-    store = open_state_store(settings.state)
-    run = _open_run(store, run_id)
-    now = clock.now()
-    reset = store.reset_failed_units(run_id, now)
-    reclaimed = store.reclaim_expired_units(run_id, run.spec.max_attempts, now)
-    files = RunFiles(open_blob_store(settings.out), run_id)
-    reopened = 0
-    dropped = _drop_corrupt_root(files)
-    if not files.exists("manifest.json"):
-        _, parts = find_gaps(store, files)
-        good = {unit for unit, _ in parts}
-        damaged = [u.index for u in store.units(run_id)
-                   if u.state == UnitState.DONE and u.index not in good]
-        if damaged:
-            reopened = store.reopen_units(run_id, damaged, "outputs missing at resume", now)
-    reopenable = [RunState.FAILED, RunState.PAUSED, RunState.CANCELLED]
-    if reopened or dropped:  # a COMPLETED run whose root is gone (or was corrupt)
-        reopenable.append(RunState.COMPLETED)
-    store.set_run_state(run_id, RunState.RUNNING, now, expected=reopenable)
-    if dropped:
-        click.echo(f"run {run_id}: removed a corrupt root manifest ({dropped}); a worker "
-                   "writes it again")
-    click.echo(f"run {run_id}: {reset} failed unit(s) reset, {reclaimed} expired lease(s) "
-               f"reclaimed, {reopened} damaged unit(s) reopened; start workers to finish it")
-
-
-def _drop_corrupt_root(files: RunFiles) -> str | None:
-    """Delete a root manifest that is not a valid manifest (truncated, corrupt), so that
-    a worker finalizes the run again; return why, or ``None`` (no root, or a valid one).
-    Roots are written whole (create-if-absent), so an unparsable one is damage, never a
-    write in progress."""
-    from docfleet.errors import BlobNotFoundError, ManifestGapError
-    from docfleet.manifest import ROOT_KEY, parse_json
-
-    try:
-        parse_json(files.get(ROOT_KEY), files.uri(ROOT_KEY))
-    except BlobNotFoundError:
-        return None
-    except ManifestGapError as exc:
-        files.blob.delete(files.key(ROOT_KEY))
-        return exc.message
-    return None
+    store = open_state_store(settings.state, create=False)
+    report = repair_run(store, RunFiles(open_blob_store(settings.out), run_id))
+    for line in report.damaged:
+        click.echo(f"damaged {line}", err=True)
+    if report.root_removed:
+        click.echo(f"run {run_id}: removed the root manifest ({report.root_removed}); a "
+                   "worker writes it again once every unit is intact")
+    click.echo(f"run {run_id}: {report.reclaimed} expired lease(s) reclaimed, {report.reset} "
+               f"failed unit(s) reset, {report.reopened} damaged unit(s) reopened; "
+               f"{report.state_before} → {report.state_after}; start workers to finish it")
 
 
 def _add_feature_commands() -> None:

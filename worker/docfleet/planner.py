@@ -8,6 +8,7 @@ import threading
 from collections.abc import Iterator
 
 from docfleet import clock, faults, telemetry
+from docfleet.errors import ConfigError
 from docfleet.models import Run, RunSpec, Unit
 from docfleet.state.base import StateStore
 
@@ -16,6 +17,26 @@ PLAN_BATCH = faults.PLAN_BATCH or 500
 #: Bounds of the automatic unit size.
 MIN_UNIT_SIZE, MAX_UNIT_SIZE = 1, 1000
 UNITS_PER_TASK = 3
+#: The most units one run may plan: planning writes every unit once (in PLAN_BATCH
+#: writes) and ``status`` / finalize read them all, so a larger run uses larger units.
+MAX_PLAN_UNITS = 1_000_000
+#: The most documents one run may hold: every document index and count must stay an
+#: exact integer in every store and in JSON (below 2**53).
+MAX_TOTAL = 10**15
+
+
+def check_plannable(spec: RunSpec) -> None:
+    """Refuse a run no store can plan, before anything is written (no marker is left).
+    Raises :class:`ConfigError` naming the limit and what to do."""
+    if spec.total > MAX_TOTAL:
+        raise ConfigError(f"--total {spec.total} is more documents than one run can hold "
+                          f"(at most {MAX_TOTAL:,})", "split it into several runs")
+    if spec.unit_count > MAX_PLAN_UNITS:
+        need = -(-spec.total // MAX_PLAN_UNITS)
+        raise ConfigError(
+            f"--total {spec.total} in units of {spec.unit_size} would plan {spec.unit_count:,} "
+            f"units; a run plans at most {MAX_PLAN_UNITS:,}",
+            f"pass --unit-size {need} or more, or split the run")
 
 
 def choose_unit_size(total: int, tasks: int) -> int:
@@ -32,7 +53,11 @@ def plan_units(spec: RunSpec) -> Iterator[Unit]:
         yield Unit(spec.run_id, index, start, min(spec.unit_size, spec.total - start))
 
 
-def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger) -> bool:
+def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger,
+                stop: threading.Event | None = None) -> bool:
+    """Write the units in batches, heartbeating between them. ``stop`` (SIGTERM) ends it
+    after the current batch and hands the plan over: its heartbeat is set to 0, so a peer
+    takes it over at once (units already written are kept: put_units is idempotent)."""
     batch: list[Unit] = []
     if faults.ARMED:
         faults.hit("plan.start")
@@ -43,6 +68,11 @@ def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Log
             if faults.ARMED:
                 faults.hit("plan.batch")
             batch = []
+            if stop is not None and stop.is_set():
+                store.touch_plan(spec.run_id, planner, 0.0)  # stale now: a peer takes over
+                log.warning("stopped planning run %s; a peer takes the plan over",
+                            spec.run_id, extra={"event": "plan.handover"})
+                return False
             if not store.touch_plan(spec.run_id, planner, clock.now()):
                 log.warning("lost the plan of run %s to another task", spec.run_id)
                 return False
@@ -67,13 +97,15 @@ def ensure_planned(
     waiting). One caller wins ``create_run`` and writes the units; a loser resumes at once
     if the run is already planned (``already planned; resuming``), otherwise waits for the
     plan to land, taking it over once the planner's heartbeat is older than
-    ``stale_seconds``. Raises :class:`RunConflictError` for other parameters."""
+    ``stale_seconds``. Raises :class:`RunConflictError` for other parameters and
+    :class:`ConfigError` for a run too large to plan (nothing written)."""
+    check_plannable(spec)
     result = store.create_run(spec, planner, clock.now())
     if result.won:
         log.info("planning run %s: %d units of %d documents", spec.run_id, spec.unit_count,
                  spec.unit_size, extra={"event": "plan.won"})
         telemetry.set_attributes({"docfleet.plan.outcome": "won"})
-        if _write_plan(store, spec, planner, log):
+        if _write_plan(store, spec, planner, log, stop):
             log.info("plan landed: %d units", spec.unit_count, extra={"event": "plan.landed"})
     elif result.run.planned:
         log.info("already planned; resuming", extra={"event": "plan.resumed"})
@@ -95,7 +127,7 @@ def ensure_planned(
             log.warning("planner %s went quiet; taking over the plan", run.planner,
                         extra={"event": "plan.takeover"})
             telemetry.set_attributes({"docfleet.plan.outcome": "takeover"})
-            _write_plan(store, spec, planner, log)
+            _write_plan(store, spec, planner, log, stop)
             continue
         stop.wait(poll_seconds)
     return None

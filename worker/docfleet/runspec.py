@@ -7,7 +7,7 @@ import logging
 from docfleet.errors import ConfigError
 from docfleet.models import RunSpec
 from docfleet.packs import load_pack
-from docfleet.planner import choose_unit_size
+from docfleet.planner import check_plannable, choose_unit_size
 from docfleet.settings import Settings
 from docfleet.state.base import StateStore
 
@@ -46,6 +46,7 @@ def resolve_spec(
         kind=getattr(pack, "kind", "generate"), max_attempts=settings.max_attempts,
         options=options,
     )
+    check_plannable(spec)
     if spec.unit_count < tasks:
         log.warning("only %d unit(s) for %d task(s): some tasks will have nothing to do; "
                     "use a smaller --unit-size", spec.unit_count, tasks)

@@ -15,7 +15,7 @@ from docfleet.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
 DEFAULT_PACK = "invoice"
 DEFAULT_STATE = "sqlite:///.docfleet/state.db"
 DEFAULT_OUT = "file://./out"
-RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # always fullmatch
 
 
 class Settings(BaseSettings):
@@ -52,7 +52,7 @@ class Settings(BaseSettings):
     @field_validator("run_id")
     @classmethod
     def _run_id(cls, value: str | None) -> str | None:
-        if value is not None and not RUN_ID_PATTERN.match(value):
+        if value is not None and not RUN_ID_PATTERN.fullmatch(value):
             raise ValueError(
                 "must be 1-100 characters of letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"

@@ -4,6 +4,7 @@ complete), linger for peers' units, finalize, and exit with a code that names ho
 from __future__ import annotations
 
 import logging
+import random
 import signal
 import threading
 import time
@@ -15,7 +16,7 @@ from docfleet import clock, faults, telemetry
 from docfleet.blob.base import BlobStore
 from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
-from docfleet.lease import LeaseKeeper
+from docfleet.lease import LeaseKeeper, LeaseWatch
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
 from docfleet.models import CLAIMABLE_RUN_STATES, Claim, RunSpec, RunState, UnitState
 from docfleet.packs.base import DocumentPack, PackContext, PackSession
@@ -33,6 +34,19 @@ EXIT_SIGTERM = 143
 
 #: How often the drain loop re-reads the run's state (pause / cancel).
 RUN_STATE_CHECK_SECONDS = 2.0
+#: Consecutive environment faults (this task's output volume full, read-only, refusing
+#: writes) after which the task exits EXIT_STORE so the engine restarts it elsewhere.
+MAX_ENVIRONMENT_FAULTS = 3
+#: Back-off after an environment fault: BASE * 2**(n-1) seconds, jittered, at most MAX.
+ENVIRONMENT_BACKOFF_BASE, ENVIRONMENT_BACKOFF_MAX = 1.0, 30.0
+
+
+class EnvironmentFault(DocfleetError):
+    """A write to the output store failed for a reason of this task's environment (an
+    ``OSError`` such as ENOSPC, EROFS or EACCES, or the blob store unreachable): the unit
+    is released without burning an attempt."""
+
+    exit_code = EXIT_STORE
 
 
 @dataclass
@@ -67,6 +81,8 @@ class Worker:
         self.signal_received: int | None = None
         self._session: PackSession | None = None
         self._state_checked = 0.0
+        self._environment_faults = 0
+        self._leases = LeaseWatch(settings.lease_seconds)
 
     # -- signals ----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -114,17 +130,19 @@ class Worker:
             progress = self.store.progress(self.spec.run_id)
             if progress.drained:
                 break
-            # Nothing pending but peers' units are RUNNING: linger, reclaiming leases that
-            # run out, so a fleet heals a dead peer's unit by itself.
+            # Nothing pending but peers' units are RUNNING: linger, reclaiming leases this
+            # task has seen go unrenewed for a whole lease (by its own clock, never the
+            # writer's), so a fleet heals a dead peer's unit by itself.
             idle_since = idle_since or time.monotonic()
             if time.monotonic() - idle_since > self.settings.linger:
                 self.log.info("leaving %d running unit(s) to their owners",
                               progress[UnitState.RUNNING], extra={"event": "linger.end"})
                 return EXIT_OK
             started = telemetry.now_ns()
-            reclaimed = self.store.reclaim_expired_units(
-                self.spec.run_id, self.spec.max_attempts, clock.now()
-            )
+            stale = self._leases.observe(self.store.running_units(self.spec.run_id))
+            reclaimed = self.store.reclaim_stale_units(
+                self.spec.run_id, stale, self.spec.max_attempts, clock.now()
+            ) if stale else 0
             if reclaimed:
                 telemetry.record_span("docfleet.lease.reclaim", started,
                                       {"docfleet.lease.reclaimed": reclaimed})
@@ -161,6 +179,10 @@ class Worker:
                 finalize_run(self.store, self.files, self.log)
             except ManifestGapError as exc:
                 self.log.error("%s", exc, extra={"event": "manifest.gap"})
+                # not complete and nobody can complete it without a repair: FAILED, so
+                # that `status --wait` ends (exit 1) and `resume` knows to reopen it
+                self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
+                                         expected=[RunState.RUNNING])
                 return EXIT_HOLES
             return EXIT_OK
         self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
@@ -207,6 +229,9 @@ class Worker:
                                      self.settings.heartbeat, self.log) as keeper:
             try:
                 outcome = self._produce(claim, keeper)
+            except EnvironmentFault as exc:
+                keeper.ending.set()
+                outcome = self._environment_fault(claim, exc)
             except DocfleetError as exc:
                 if exc.exit_code == EXIT_STORE:
                     raise
@@ -223,6 +248,41 @@ class Worker:
                                       "docfleet.unit.documents": outcome.documents,
                                       "docfleet.unit.bytes": outcome.bytes})
         return outcome
+
+    def _environment_fault(self, claim: Claim, exc: EnvironmentFault) -> UnitOutcome:
+        """Release the unit (no attempt burnt: a healthy peer can do it), back off with
+        jitter, and give up (raise, exit EXIT_STORE) after MAX_ENVIRONMENT_FAULTS in a row."""
+        self._environment_faults += 1
+        released = self.store.release_unit(claim, clock.now())
+        self.log.error("unit %d released: this task cannot write its outputs (%s); fault %d "
+                       "of %d in a row", claim.unit_index, exc.message,
+                       self._environment_faults, MAX_ENVIRONMENT_FAULTS,
+                       extra={"event": "unit.environment", "unit": claim.unit_index,
+                              "released": released})
+        telemetry.fail(exc.message)
+        if self._environment_faults >= MAX_ENVIRONMENT_FAULTS:
+            raise EnvironmentFault(
+                f"task gave up after {self._environment_faults} consecutive output write "
+                f"failures (last: {exc.message})",
+                "fix this task's output volume or credentials; its units were released "
+                "to healthy peers",
+            )
+        delay = min(ENVIRONMENT_BACKOFF_MAX,
+                    ENVIRONMENT_BACKOFF_BASE * 2 ** (self._environment_faults - 1))
+        self.stop.wait(delay * random.uniform(0.5, 1.0))
+        return UnitOutcome("released")
+
+    def _put(self, key: str, data: bytes) -> None:
+        """One output write; a failure of this task's environment is an EnvironmentFault."""
+        try:
+            self.files.put(key, data)
+        except OSError as exc:
+            where = self.files.uri(key)
+            raise EnvironmentFault(f"writing {where} failed: {exc.strerror or exc}") from None
+        except DocfleetError as exc:
+            if exc.exit_code != EXIT_STORE:
+                raise
+            raise EnvironmentFault(exc.message, exc.hint) from None
 
     def _fail(self, claim: Claim, error: str) -> UnitOutcome:
         self.store.fail_unit(claim, error, self.spec.max_attempts, clock.now())
@@ -252,7 +312,7 @@ class Worker:
             for doc in documents:
                 for name, data in sorted(doc.files.items()):
                     key = document_key(name)
-                    self.files.put(key, data)
+                    self._put(key, data)
                     part.add_document(key, data)
                     written += len(data)
                 for table, table_rows in doc.rows.items():
@@ -282,7 +342,7 @@ class Worker:
         for table, schema in self.tables.items():
             data = shard_bytes(schema, rows[table])
             key = shard_key(table, claim.unit_index)
-            self.files.put(key, data)
+            self._put(key, data)
             part.add_shard(table, key, data, len(rows[table]))
             written += len(data)
         part_data = part.to_bytes()
@@ -292,10 +352,11 @@ class Worker:
             "docfleet.manifest.sha256": part_sha, "docfleet.manifest.size": len(part_data),
             "docfleet.unit.index": claim.unit_index,
         }):
-            self.files.put(part_key(claim.unit_index), part_data)
+            self._put(part_key(claim.unit_index), part_data)
         if faults.ARMED:
             faults.hit("unit.part")
         keeper.ending.set()
+        self._environment_faults = 0
         if not self.store.complete_unit(claim, part_sha, clock.now()):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,

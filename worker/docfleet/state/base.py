@@ -107,6 +107,25 @@ class StateStore(Protocol):
         """FAILED → PENDING with attempts reset. Returns how many."""
         ...
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        """The RUNNING units of the run, each with ``index`` and its lease as stored:
+        ``lease_expires_at`` (every renewal writes a new value, so it doubles as a renewal
+        counter) and ``lease_owner`` where the backend returns it cheaply (else ``None``).
+        One query over RUNNING units only (their number is bounded by the task count)."""
+        ...
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        """For each unit of ``stale`` (as :meth:`running_units` returned it): RUNNING →
+        PENDING (FAILED once ``attempts >= max_attempts``) only if it still holds that very
+        lease: the same ``lease_expires_at`` (not renewed since it was observed) and, when
+        given, the same ``lease_owner``. One conditional write per unit. The caller judges
+        staleness by its own monotonic clock (:class:`docfleet.lease.LeaseWatch`); no clock
+        is compared here, so a writer's skewed clock cannot strand or steal a lease.
+        ``now`` only stamps ``finished_at``. Returns how many units it moved."""
+        ...
+
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
         """DONE or FAILED → PENDING with attempts reset, for units whose outputs were found
         missing or damaged (a gap). Returns how many."""

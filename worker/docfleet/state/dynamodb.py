@@ -591,6 +591,55 @@ class DynamoDBStateStore:
                 moved += 1
         return moved
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        """From the sparse ``leases`` index (keys only): index and ``lease_sk`` (= the
+        stored ``lease_expires_at``); ``lease_owner`` is ``None``."""
+        from boto3.dynamodb.conditions import Key
+
+        out = []
+        for entry in self._query("running_units", IndexName="leases",
+                                 KeyConditionExpression=Key("lease_pk").eq(run_id)):
+            index = int(str(entry["sk"]).removeprefix("UNIT#"))
+            out.append(Unit(run_id, index, 0, 0, UnitState.RUNNING,
+                            lease_expires_at=_f(entry.get("lease_sk"))))
+        return out
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        moved = 0
+        for seen in stale:
+            if seen.lease_expires_at is None:
+                continue
+            item = self._get(_unit_key(run_id, seen.index))
+            if not item or item.get("state") != UnitState.RUNNING.value:
+                continue
+            attempts = _i(item.get("attempts"))
+            values: dict[str, Any] = {":running": UnitState.RUNNING.value,
+                                      ":seen": _d(seen.lease_expires_at)}
+            condition = "#state = :running AND lease_expires_at = :seen"
+            if seen.lease_owner is not None:
+                condition += " AND lease_owner = :owner"
+                values[":owner"] = seen.lease_owner
+            if attempts >= max_attempts:
+                update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
+                          f" REMOVE {_LEASE_ATTRS}")
+                values.update({
+                    ":failed": UnitState.FAILED.value, ":now": _d(now),
+                    ":err": f"lease expired after {attempts} attempts "
+                            f"(not renewed; last owner {item.get('lease_owner')})",
+                })
+            else:
+                update = (f"SET #state = :pending, pending_pk = :ppk, pending_sk = :psk"
+                          f" REMOVE {_LEASE_ATTRS}")
+                values.update({":pending": UnitState.PENDING.value,
+                               ":ppk": self._pending_pk(run_id, seen.index),
+                               ":psk": seen.index})
+            if self._update("reclaim_stale", _unit_key(run_id, seen.index), update,
+                            condition, values) is not None:
+                moved += 1
+        return moved
+
     def _reopen(self, op: str, run_id: str, index: int, states: list[str],
                 extra_set: str, values: dict[str, Any]) -> bool:
         names = {f":s{i}": s for i, s in enumerate(states)}

@@ -518,6 +518,44 @@ class FirestoreStateStore:
             moved += self._cas("reclaim", ref, change)
         return moved
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        snaps = self._stream("running_units", self._where(
+            self._units_ref(run_id), "state", "==", UnitState.RUNNING.value))
+        out = []
+        for snap in snaps:
+            d = snap.to_dict()
+            out.append(Unit(run_id, int(d["idx"]), int(d["start"]), int(d["count"]),
+                            UnitState.RUNNING, attempts=int(d.get("attempts") or 0),
+                            lease_owner=d.get("lease_owner"),
+                            lease_expires_at=d.get("lease_expires_at")))
+        return out
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        moved = 0
+        for seen in stale:
+            def change(d: dict[str, Any] | None, seen: Unit = seen) -> dict[str, Any] | None:
+                if (d is None or d["state"] != UnitState.RUNNING.value
+                        or d.get("lease_expires_at") != seen.lease_expires_at
+                        or (seen.lease_owner is not None
+                            and d.get("lease_owner") != seen.lease_owner)):
+                    return None
+                attempts = int(d.get("attempts") or 0)
+                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
+                if attempts >= max_attempts:
+                    fields.update({
+                        "state": UnitState.FAILED.value, "finished_at": now,
+                        "last_error": f"lease expired after {attempts} attempts "
+                                      f"(not renewed; last owner {d.get('lease_owner')})",
+                    })
+                else:
+                    fields["state"] = UnitState.PENDING.value
+                return fields
+
+            moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change)
+        return moved
+
     def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:
         return self._cas(op, ref, lambda d: None if d is None or d["state"] not in states else
                          {"state": UnitState.PENDING.value, "attempts": 0, "finished_at": None,
@@ -578,6 +616,9 @@ class FirestoreStateStore:
             for key in (model, TOTAL_SPEND_KEY):
                 batch.set(self._spend_ref(run_id, key, shard),
                           {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
+            # the budget guard's `spent` moves with the rollup (atomically, in this batch)
+            batch.set(self._budget_ref(run_id), {"spent": self._fs.Increment(amount)},
+                      merge=True)
             batch.commit(retry=None, timeout=TIMEOUT)
 
         self._call("add_spend", write)
@@ -610,41 +651,72 @@ class FirestoreStateStore:
         snap = self._call("quarantine", lambda: self._read(self._quarantine_ref(run_id)))
         return set(snap.get("providers") or []) if snap.exists else set()
 
-    # -- fleet budget (issue 5) -------------------------------------------------------
-    # One document ``…/meta/budget`` holds ``reserved`` and the live reservations
-    # ``{id: {nano, expires_at}}``. A reserve is one transaction that reads the budget
-    # document and the run's total-spend counter shards (so a concurrent settle or
-    # add_spend conflicts with it), checks spent + reserved + nano <= cap and writes the
-    # budget document. Write rate: a document sustains about one write per second, and
-    # every reserve and settle writes the budget document, so a fleet making more calls
-    # than that uses block reservations (DOCFLEET_CATALOGUE_BLOCK_CALLS; the catalogue
-    # defaults to blocks on firestore://): one reserve and one settle per block of calls.
+    # -- fleet budget (issue 5; compare-and-set since issue 12) -----------------------
+    # One document ``…/meta/budget`` holds ``spent`` (the settled total), ``reserved`` and
+    # the live reservations ``{id: {nano, expires_at}}``. Every budget change is a
+    # compare-and-set on it, like the claims: read it, decide, write only if it is
+    # unchanged since the read (an ``update_time`` precondition; ``create`` when it does
+    # not exist yet), else re-read with backoff. No transaction, so no lock to time out
+    # (the emulator's "Transaction lock timeout" under racing reservers). A settle writes
+    # the budget document and the spend counter shards in one atomic batch, and
+    # ``add_spend`` increments ``spent`` in the same batch as its shards, so ``spent``
+    # always equals the rollup total. Write rate: a document sustains about one write per
+    # second, so a fleet making more calls than that uses block reservations
+    # (DOCFLEET_CATALOGUE_BLOCK_CALLS; the catalogue defaults to blocks on firestore://).
     def _budget_ref(self, run_id: str) -> Any:
         return self._run_ref(run_id).collection(META_COLLECTION).document("budget")
 
-    def _total_refs(self, run_id: str) -> list[Any]:
-        return [self._spend_ref(run_id, TOTAL_SPEND_KEY, s) for s in range(SPEND_SHARDS)]
+    def _budget_cas(self, op: str, run_id: str,
+                    change: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, T]],
+                    extra: Callable[[Any], None] | None = None) -> T:
+        """Compare-and-set on the budget document: ``change(data)`` returns (the new
+        document or ``None`` to write nothing, the result). ``extra(batch)`` adds writes
+        that commit atomically with it. A lost race re-reads, within the retry bound."""
+        from google.api_core import exceptions as gexc
+
+        ref = self._budget_ref(run_id)
+
+        def attempt() -> T:
+            snap = self._read(ref)
+            data = snap.to_dict() if snap.exists else {}
+            if "spent" not in data:  # a ledger written before `spent` was kept here
+                data["spent"] = self._spend(run_id).get(TOTAL_SPEND_KEY, 0)
+            doc, result = change(data)
+            if doc is None:
+                return result
+            if self._fault is not None and random.random() < self._fault:
+                raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+            batch = self._client.batch()
+            if snap.exists:
+                batch.update(ref, doc, option=self._client.write_option(
+                    last_update_time=snap.update_time))
+            else:
+                batch.create(ref, doc)
+            if extra is not None:
+                extra(batch)
+            try:
+                batch.commit(retry=None, timeout=TIMEOUT)
+            except (gexc.FailedPrecondition, gexc.Conflict):
+                raise gexc.Aborted("the budget document changed since it was read") from None
+            return result
+
+        return self._call(op, attempt)
 
     def reserve_budget(
         self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
     ) -> bool:
-        def fn(transaction: Any) -> bool:
-            budget = self._read(self._budget_ref(run_id), transaction)
-            data = budget.to_dict() if budget.exists else {}
-            held = data.get("reservations") or {}
+        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+            held = dict(data.get("reservations") or {})
             if reservation_id in held:
-                return True
-            spent = sum(int((s.to_dict() or {}).get("nano") or 0) for s in transaction.get_all(
-                self._total_refs(run_id), retry=None, timeout=TIMEOUT) if s.exists)
+                return None, True
             reserved = int(data.get("reserved") or 0)
-            if spent + reserved + int(nano) > int(cap_nano):
-                return False
+            if int(data["spent"]) + reserved + int(nano) > int(cap_nano):
+                return None, False
             held[reservation_id] = {"nano": int(nano), "expires_at": float(expires_at)}
-            transaction.set(self._budget_ref(run_id),
-                            {"reserved": reserved + int(nano), "reservations": held})
-            return True
+            return {"spent": int(data["spent"]), "reserved": reserved + int(nano),
+                    "reservations": held}, True
 
-        return self._tx("reserve_budget", fn)
+        return self._budget_cas("reserve_budget", run_id, change)
 
     def settle_reservation(
         self, run_id: str, reservation_id: str, spend: Mapping[str, int]
@@ -653,43 +725,37 @@ class FirestoreStateStore:
         amounts[TOTAL_SPEND_KEY] = sum(amounts.values())
         shard = random.randrange(SPEND_SHARDS)
 
-        def fn(transaction: Any) -> bool:
-            budget = self._read(self._budget_ref(run_id), transaction)
-            data = budget.to_dict() if budget.exists else {}
-            held = data.get("reservations") or {}
+        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+            held = dict(data.get("reservations") or {})
             entry = held.pop(reservation_id, None)
-            if entry is not None:
-                transaction.set(self._budget_ref(run_id), {
-                    "reserved": int(data.get("reserved") or 0) - int(entry["nano"]),
-                    "reservations": held})
-            for key, amount in amounts.items():
-                transaction.set(self._spend_ref(run_id, key, shard),
-                                {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
-            return entry is not None
+            reserved = int(data.get("reserved") or 0) - (int(entry["nano"]) if entry else 0)
+            return {"spent": int(data["spent"]) + amounts[TOTAL_SPEND_KEY],
+                    "reserved": reserved, "reservations": held}, entry is not None
 
-        return self._tx("settle_reservation", fn)
+        def shards(batch: Any) -> None:
+            for key, amount in amounts.items():
+                batch.set(self._spend_ref(run_id, key, shard),
+                          {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
+
+        return self._budget_cas("settle_reservation", run_id, change, shards)
 
     def release_expired_reservations(self, run_id: str, now: float) -> int:
-        def fn(transaction: Any) -> int:
-            budget = self._read(self._budget_ref(run_id), transaction)
-            if not budget.exists:
-                return 0
-            data = budget.to_dict()
-            held = data.get("reservations") or {}
+        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, int]:
+            held = dict(data.get("reservations") or {})
             expired = [k for k, v in held.items() if float(v["expires_at"]) < now]
             if not expired:
-                return 0
+                return None, 0
             freed = sum(int(held.pop(k)["nano"]) for k in expired)
-            transaction.set(self._budget_ref(run_id), {
-                "reserved": int(data.get("reserved") or 0) - freed, "reservations": held})
-            return len(expired)
+            return {"spent": int(data["spent"]), "reserved": int(data.get("reserved") or 0)
+                    - freed, "reservations": held}, len(expired)
 
-        return self._tx("release_expired_reservations", fn)
+        return self._budget_cas("release_expired_reservations", run_id, change)
 
     def budget_state(self, run_id: str) -> BudgetState:
         snap = self._call("budget", lambda: self._read(self._budget_ref(run_id)))
         data = snap.to_dict() if snap.exists else {}
-        return BudgetState(self.total_spend(run_id), int(data.get("reserved") or 0),
+        spent = int(data["spent"]) if "spent" in data else self.total_spend(run_id)
+        return BudgetState(spent, int(data.get("reserved") or 0),
                            len(data.get("reservations") or {}))
 
     def close(self) -> None:
