@@ -12,6 +12,10 @@ from typing import Any
 FIRESTORE_RUNS_COLLECTION = "runs"
 FIRESTORE_UNITS_COLLECTION = "units"
 FIRESTORE_SPEND_COLLECTION = "spend"
+#: Progress counter shards ``.../counts/{shard:03d}`` (``shard = idx % SHARDS``), one
+#: field per unit state, incremented in the same write as each transition.
+FIRESTORE_COUNTS_COLLECTION = "counts"
+FIRESTORE_COUNT_SHARDS = 16
 
 #: The composite indexes the claim and reclaim queries need (collection group ``units``):
 #: claim: ``state == PENDING`` ordered by ``idx``; reclaim: ``state == RUNNING`` and
@@ -38,6 +42,10 @@ FIRESTORE_INDEXES: list[dict[str, Any]] = [
 #: ``pending_sk = idx``. ``leases`` holds a unit only while RUNNING (``lease_pk = run_id``,
 #: ``lease_sk = lease_expires_at``) for the explicit reclaim.
 DYNAMODB_PENDING_SHARDS = 4
+#: Progress counter items ``sk=COUNT#{shard:03d}`` (``shard = idx % SHARDS``): one
+#: attribute per unit state, moved by ``ADD`` in the same transaction as the transition;
+#: ``sk=FINALIZER`` holds the finalizer lease.
+DYNAMODB_COUNT_SHARDS = 8
 DYNAMODB_TABLE: dict[str, Any] = {
     "KeySchema": [
         {"AttributeName": "pk", "KeyType": "HASH"},
