@@ -124,7 +124,8 @@ class StateStore(Protocol):
         """Become the one task that finishes a drained run (finalize, or name its holes):
         atomically take the run's finalizer lease if it is free (never taken, or expired
         before ``now``) or already ``owner``'s (then renew it to ``now + lease_seconds``).
-        True for at most one live owner at a time; O(1) store operations."""
+        True for at most one live owner at a time; ``lease_seconds=0`` by the owner hands
+        it back. O(1) store operations."""
         ...
 
     def units(self, run_id: str) -> list[Unit]:
