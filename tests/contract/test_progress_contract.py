@@ -48,7 +48,7 @@ def test_counters_are_exact_at_rest_after_every_transition(store: StateStore,
     claims = [store.claim_next_unit(run_id, f"w{i}", i * 4, LEASE, 10.0) for i in range(5)]
     assert all(c is not None for c in claims)
     assert_exact(store, run_id)
-    done, failing, released, renewed, abandoned = claims
+    done, failing, released, renewed, _abandoned = claims
     assert store.complete_unit(done, "a" * 64, 11.0)
     assert not store.complete_unit(done, "a" * 64, 11.5)  # stale: nothing moves twice
     assert store.fail_unit(failing, "boom", 2, 12.0)  # attempt 1 of 2: back to PENDING

@@ -121,12 +121,18 @@ class Worker:
             opcount.set_phase("drain")
             if not self._run_claimable():
                 return EXIT_OK
+            opcount.set_phase("claim")
             claim = self._claim(hint)
             if claim is not None:
+                opcount.move("claim", "drain")
+                opcount.set_phase("drain")
+                opcount.mark("claim")
                 idle_since = None
                 backoff.reset()
-                self._work(claim)
+                if self._work(claim).status == "done":
+                    opcount.mark("unit_done")
                 continue
+            opcount.move("claim", "idle")
             opcount.set_phase("idle")
             opcount.mark("idle_poll")
             progress = self.store.progress(self.spec.run_id)  # counters: O(1) reads
@@ -187,30 +193,37 @@ class Worker:
         standby = self.identity.index < FINALIZE_STANDBYS or self.identity.attempt > (
             1 if self.identity.engine == "aws-batch" else 0)
         deadline = time.monotonic() + self.settings.linger
-        seen = self.store.get_run(run_id)
-        if seen is not None and seen.state == RunState.COMPLETED:
-            return EXIT_OK  # a late task: the run was finalized before it drained
-        while not self.store.claim_finalizer(run_id, self.identity.owner,
-                                             self.settings.lease_seconds, clock.now()):
-            opcount.mark("finalizer_wait")
+        while True:
             run = self.store.get_run(run_id)
             done = run is not None and run.state in (RunState.COMPLETED, RunState.FAILED)
+            if not done and self.store.claim_finalizer(
+                    run_id, self.identity.owner, self.settings.lease_seconds, clock.now()):
+                break
             if done or not standby or time.monotonic() > deadline or self.stop.is_set():
-                if progress[UnitState.FAILED]:
-                    self.log.error("run %s has %d failed unit(s); another task names them "
-                                   "('docfleet status %s'); fix the cause, then 'docfleet "
-                                   "resume %s'", run_id, progress[UnitState.FAILED], run_id,
-                                   run_id, extra={"event": "run.holes"})
-                    return EXIT_HOLES
-                if self.stop.is_set():
-                    return self._signal_exit()
-                self.log.info("run %s is %s by another task", run_id,
-                              "finished" if done else "being finalized",
-                              extra={"event": "finalize.peer"})
-                return EXIT_OK
+                return self._leave_to_peer(progress, done)
+            opcount.mark("finalizer_wait")
             self.stop.wait(backoff.next())
         with _FinalizerLease(self):
+            run = self.store.get_run(run_id)  # a finalizer may have finished just now
+            if run is not None and run.state in (RunState.COMPLETED, RunState.FAILED):
+                return self._leave_to_peer(progress, True)
+            opcount.mark("finalizer")
             return self._finish_elected()
+
+    def _leave_to_peer(self, progress: Progress, done: bool) -> int:
+        run_id = self.spec.run_id
+        if progress[UnitState.FAILED]:
+            self.log.error("run %s has %d failed unit(s); another task names them "
+                           "('docfleet status %s'); fix the cause, then 'docfleet resume %s'",
+                           run_id, progress[UnitState.FAILED], run_id, run_id,
+                           extra={"event": "run.holes"})
+            return EXIT_HOLES
+        if self.stop.is_set():
+            return self._signal_exit()
+        self.log.info("run %s is %s by another task", run_id,
+                      "finished" if done else "being finalized",
+                      extra={"event": "finalize.peer"})
+        return EXIT_OK
 
     def _finish_elected(self) -> int | None:
         units = self.store.units(self.spec.run_id)

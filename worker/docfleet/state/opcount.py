@@ -61,6 +61,19 @@ class OpCounts:
     def set_phase(self, phase: str) -> None:
         self.phase = phase
 
+    def move(self, source: str, target: str) -> None:
+        """Add phase ``source``'s counts to ``target`` and clear ``source`` (an empty
+        claim is idle traffic, a successful one drain traffic: known only afterwards)."""
+        with self._lock:
+            moved = self.ops.pop(source, None)
+            if not moved:
+                return
+            into = self.ops.setdefault(target, {})
+            for op, row in moved.items():
+                dst = into.setdefault(op, dict.fromkeys(FIELDS, 0))
+                for k in FIELDS:
+                    dst[k] += row[k]
+
     def totals(self, phase: str | None = None) -> dict[str, float]:
         """Sums over operations of one phase (or of all phases)."""
         out = dict.fromkeys(FIELDS, 0.0)
@@ -107,6 +120,10 @@ def phase(name: str) -> Iterator[None]:
         yield
     finally:
         COUNTS.set_phase(previous)
+
+
+def move(source: str, target: str) -> None:
+    COUNTS.move(source, target)
 
 
 def enabled() -> bool:
@@ -277,3 +294,27 @@ def attach_sqlite(conn: Any, counts: OpCounts) -> None:
             counts.add(f"sqlite.{head.lower()}", write_units=1.0)
 
     conn.set_trace_callback(trace)
+
+
+# -- reading the dumps ------------------------------------------------------------------
+def load(paths: list[Path]) -> list[dict[str, Any]]:
+    """The dumps of a fleet's processes (``DOCFLEET_STORE_OPS`` files)."""
+    return [json.loads(p.read_text()) for p in sorted(paths)]
+
+
+def phase_totals(dump_: dict[str, Any], phase: str) -> dict[str, float]:
+    """One process's sums over the operations of ``phase``."""
+    out = dict.fromkeys(FIELDS, 0.0)
+    for row in dump_.get("ops", {}).get(phase, {}).values():
+        for k in FIELDS:
+            out[k] += row[k]
+    return out
+
+
+def marks(dump_: dict[str, Any]) -> dict[str, int]:
+    """One process's event marks summed over phases."""
+    out: dict[str, int] = {}
+    for per_phase in dump_.get("marks", {}).values():
+        for name, n in per_phase.items():
+            out[name] = out.get(name, 0) + n
+    return out
