@@ -51,9 +51,9 @@ from docfleet.models import (
 from docfleet.retry import RetryPolicy, default_bound
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
-    DYNAMODB_COUNT_SHARDS,
     DYNAMODB_PENDING_SHARDS,
     DYNAMODB_TABLE,
+    dynamodb_count_shards,
 )
 from docfleet.uris import ParsedURI
 
@@ -259,7 +259,8 @@ class DynamoDBStateStore:
                 **self._update_kwargs(_unit_key(run_id, index), update, condition, values)}
         source, target = moves
         counter = {
-            "TableName": self.table_name, "Key": _count_key(run_id, index % DYNAMODB_COUNT_SHARDS),
+            "TableName": self.table_name,
+            "Key": _count_key(run_id, index % dynamodb_count_shards(self._unit_count(run_id) or 1)),
             "UpdateExpression": "ADD #from :minus, #to :plus",
             "ExpressionAttributeNames": {"#from": source, "#to": target},
             "ExpressionAttributeValues": {":minus": -1, ":plus": 1},
@@ -428,7 +429,8 @@ class DynamoDBStateStore:
         counters = [{"Put": {"TableName": self.table_name, "Item": {
             **_count_key(run_id, k), "init": True, **dict.fromkeys(
                 (s.value for s in UnitState), 0), UnitState.PENDING.value: n}}}
-            for k, n in enumerate(shard_sizes(run.spec.unit_count, DYNAMODB_COUNT_SHARDS))]
+            for k, n in enumerate(shard_sizes(run.spec.unit_count,
+                                              dynamodb_count_shards(run.spec.unit_count)))]
         return self._transact_budget("mark_planned", [{"Update": marker}, *counters]) is None \
             or self._mark_planned_retry(run_id, planner, now)
 
@@ -697,7 +699,7 @@ class DynamoDBStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
-        """The counter shards: one consistent Query of ``DYNAMODB_COUNT_SHARDS`` small
+        """The counter shards: one consistent Query of :func:`dynamodb_count_shards` small
         items. A run planned before the counters existed is counted unit by unit."""
         from boto3.dynamodb.conditions import Key
 
@@ -705,7 +707,8 @@ class DynamoDBStateStore:
             "progress", ConsistentRead=True,
             KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}")
             & Key("sk").begins_with("COUNT#")))
-        if len(shards) == DYNAMODB_COUNT_SHARDS and all(it.get("init") for it in shards):
+        wanted = dynamodb_count_shards(self._unit_count(run_id) or 1)
+        if len(shards) == wanted and all(it.get("init") for it in shards):
             totals = {s: sum(_i(it.get(s.value)) for it in shards) for s in UnitState}
             return Progress({s: n for s, n in totals.items() if n})
         counts: dict[UnitState, int] = {}

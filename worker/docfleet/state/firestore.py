@@ -61,11 +61,11 @@ from docfleet.models import (
 from docfleet.retry import RetryPolicy, default_bound, one_line
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
-    FIRESTORE_COUNT_SHARDS,
     FIRESTORE_COUNTS_COLLECTION,
     FIRESTORE_RUNS_COLLECTION,
     FIRESTORE_SPEND_COLLECTION,
     FIRESTORE_UNITS_COLLECTION,
+    firestore_count_shards,
 )
 from docfleet.uris import ParsedURI
 
@@ -147,6 +147,7 @@ class FirestoreStateStore:
         self._fault = fault if fault > 0 else None
         #: Lost races / aborted claim transactions of this process (the benchmark reads it).
         self.lost_races = 0
+        self._unit_counts: dict[str, int] = {}
         self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
         from docfleet.state import opcount
 
@@ -196,6 +197,16 @@ class FirestoreStateStore:
         """``fn`` in a transaction, retried (re-read and all) while transient."""
         return self._call(op, lambda: self._transact(fn))
 
+    def _count_shards(self, run_id: str) -> int:
+        """The run's counter shards (from its unit count, read once per process)."""
+        count = self._unit_counts.get(run_id)
+        if count is None:
+            snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
+            count = int((snap.to_dict() or {}).get("unit_count") or 0) if snap.exists else 0
+            if count:
+                self._unit_counts[run_id] = count
+        return firestore_count_shards(count)
+
     def _counts_ref(self, run_id: str, shard: int) -> Any:
         return self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
             .document(f"{shard:03d}")
@@ -211,7 +222,7 @@ class FirestoreStateStore:
             target = fields.get("state", source)
             if source is None or target == source:
                 return []
-            return [(self._counts_ref(run_id, index % FIRESTORE_COUNT_SHARDS),
+            return [(self._counts_ref(run_id, index % self._count_shards(run_id)),
                      {source: self._fs.Increment(-1), target: self._fs.Increment(1)}, True)]
 
         return moves
@@ -360,10 +371,11 @@ class FirestoreStateStore:
         def counters(d: dict[str, Any] | None, fields: dict[str, Any]
                      ) -> list[tuple[Any, dict[str, Any], bool]]:
             total = int((d or {}).get("unit_count") or 0)
+            shards = firestore_count_shards(total)
             return [(self._counts_ref(run_id, k), {
                 "init": True, **dict.fromkeys((s.value for s in UnitState), 0),
-                UnitState.PENDING.value: len(range(k, total, FIRESTORE_COUNT_SHARDS))}, False)
-                for k in range(FIRESTORE_COUNT_SHARDS)]
+                UnitState.PENDING.value: len(range(k, total, shards))}, False)
+                for k in range(shards)]
 
         return self._cas("mark_planned", self._run_ref(run_id), lambda d: None if d is None else (
             {"planned": True, "updated_at": now,
@@ -594,11 +606,11 @@ class FirestoreStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
-        """The ``FIRESTORE_COUNT_SHARDS`` counter documents (one query). A run planned
+        """The :func:`firestore_count_shards` counter documents (one query). A run planned
         before the counters existed is counted with one count query per state."""
         shards = [s.to_dict() or {} for s in self._stream(
             "progress", self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION))]
-        if len(shards) == FIRESTORE_COUNT_SHARDS and all(d.get("init") for d in shards):
+        if len(shards) == self._count_shards(run_id) and all(d.get("init") for d in shards):
             totals = {s: sum(int(d.get(s.value) or 0) for d in shards) for s in UnitState}
             return Progress({s: n for s, n in totals.items() if n})
         counts: dict[UnitState, int] = {}
