@@ -161,7 +161,9 @@ class Worker:
                               extra={"event": "lease.reclaim", "units": reclaimed})
                 backoff.reset()
                 continue
-            self.stop.wait(min(backoff.next(), left + 0.01))
+            wait = min(backoff.next(), left + 0.01)
+            opcount.mark("idle_ms", int(wait * 1000))
+            self.stop.wait(wait)
         return self._signal_exit()
 
     def _signal_exit(self) -> int:
@@ -201,8 +203,10 @@ class Worker:
                 break
             if done or not standby or time.monotonic() > deadline or self.stop.is_set():
                 return self._leave_to_peer(progress, done)
+            wait = backoff.next()
             opcount.mark("finalizer_wait")
-            self.stop.wait(backoff.next())
+            opcount.mark("idle_ms", int(wait * 1000))
+            self.stop.wait(wait)
         with _FinalizerLease(self):
             run = self.store.get_run(run_id)  # a finalizer may have finished just now
             if run is not None and run.state in (RunState.COMPLETED, RunState.FAILED):
