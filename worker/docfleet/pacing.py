@@ -4,8 +4,9 @@ under a fixed budget per second whatever the number of tasks.
 
 A fleet of N tasks each waiting a mean of ``m`` seconds between idle polls makes ``N / m``
 polls per second; each wait here is drawn uniformly from ``[d/2, d]`` (mean ``3d/4``), so
-a ceiling of ``N / (0.75 * budget)`` bounds the fleet at ``budget`` polls per second once
-its waits have grown to the ceiling. The budgets below are per fleet, not per task.
+waits of at least ``N / (0.75 * budget)`` (where :func:`fleet_backoff` starts) bound the
+fleet at ``budget`` polls per second from its first wait on; a small fleet starts at the
+poll interval and backs off to ``MIN_GROWTH`` intervals. The budgets are per fleet.
 """
 
 from __future__ import annotations
@@ -42,6 +43,14 @@ def fleet_interval(base: float, tasks: int, fleet_per_second: float) -> float:
 def cold_start_spread(tasks: int) -> float:
     """Seconds over which a cold-started fleet spreads its first look at the run."""
     return max(tasks - 1, 0) / FLEET_COLD_START_READS_PER_SECOND
+
+
+def fleet_backoff(base: float, tasks: int, fleet_per_second: float) -> Backoff:
+    """Backoff for one of ``tasks`` pollers: it starts at :func:`fleet_interval` (so even
+    the fleet's first waits keep it under ``fleet_per_second``) and grows to
+    :func:`fleet_ceiling`. A small fleet starts at ``base``."""
+    start = max(base, max(tasks, 1) / (0.75 * fleet_per_second))
+    return Backoff(start, fleet_ceiling(base, tasks, fleet_per_second))
 
 
 class Backoff:

@@ -100,8 +100,7 @@ def ensure_planned(
         log.info("run %s is being planned by %s; waiting", spec.run_id, result.run.planner,
                  extra={"event": "plan.wait"})
         telemetry.set_attributes({"docfleet.plan.outcome": "lost"})
-    backoff = pacing.Backoff(poll_seconds, pacing.fleet_ceiling(
-        poll_seconds, tasks, pacing.FLEET_PLAN_POLLS_PER_SECOND))
+    backoff = pacing.fleet_backoff(poll_seconds, tasks, pacing.FLEET_PLAN_POLLS_PER_SECOND)
     while not stop.is_set():
         run = store.get_run(spec.run_id)
         assert run is not None

@@ -114,9 +114,8 @@ class Worker:
         idle_since: float | None = None
         # idle polls back off with jitter up to a ceiling that grows with the fleet, so
         # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
-        backoff = pacing.Backoff(self.settings.poll_seconds, pacing.fleet_ceiling(
-            self.settings.poll_seconds, self.identity.count,
-            pacing.FLEET_IDLE_POLLS_PER_SECOND))
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds, self.identity.count,
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
         while not self.stop.is_set():
             opcount.set_phase("drain")
             if not self._run_claimable():
@@ -189,9 +188,9 @@ class Worker:
         after all)."""
         opcount.set_phase("finish")
         run_id = self.spec.run_id
-        backoff = pacing.Backoff(self.settings.poll_seconds, pacing.fleet_ceiling(
-            self.settings.poll_seconds, min(self.identity.count, FINALIZE_STANDBYS),
-            pacing.FLEET_IDLE_POLLS_PER_SECOND))
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds,
+                                       min(self.identity.count, FINALIZE_STANDBYS),
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
         standby = self.identity.index < FINALIZE_STANDBYS or self.identity.attempt > (
             1 if self.identity.engine == "aws-batch" else 0)
         deadline = time.monotonic() + self.settings.linger

@@ -373,7 +373,7 @@ class FirestoreStateStore:
             total = int((d or {}).get("unit_count") or 0)
             shards = firestore_count_shards(total)
             return [(self._counts_ref(run_id, k), {
-                "init": True, **dict.fromkeys((s.value for s in UnitState), 0),
+                "init": 1, **dict.fromkeys((s.value for s in UnitState), 0),
                 UnitState.PENDING.value: len(range(k, total, shards))}, False)
                 for k in range(shards)]
 
@@ -606,13 +606,19 @@ class FirestoreStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
-        """The :func:`firestore_count_shards` counter documents (one query). A run planned
-        before the counters existed is counted with one count query per state."""
-        shards = [s.to_dict() or {} for s in self._stream(
-            "progress", self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION))]
-        if len(shards) == self._count_shards(run_id) and all(d.get("init") for d in shards):
-            totals = {s: sum(int(d.get(s.value) or 0) for d in shards) for s in UnitState}
-            return Progress({s: n for s, n in totals.items() if n})
+        """The sums over the :func:`firestore_count_shards` counter documents, in one
+        aggregation query (billed one read per 1,000 index entries: one read). A run
+        planned before the counters existed is counted with one count query per state."""
+        # five aggregations, Firestore's limit per query: every shard carries init = 1
+        query = self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
+            .sum("init", alias="init")
+        for state in UnitState:
+            query = query.sum(state.value, alias=state.value)
+        rows = self._call("progress", lambda: query.get(retry=None, timeout=TIMEOUT))
+        got = {r.alias: int(r.value or 0) for r in (rows[0] if rows else [])}
+        shards = self._count_shards(run_id)
+        if got.get("init") == shards:
+            return Progress({s: got[s.value] for s in UnitState if got.get(s.value)})
         counts: dict[UnitState, int] = {}
         for state in UnitState:
             query = self._where(self._units_ref(run_id), "state", "==", state.value).count()

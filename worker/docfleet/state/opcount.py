@@ -249,7 +249,8 @@ def _attach_firestore(client: Any, counts: OpCounts) -> None:
         inner = getattr(api, name)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            return _counted_stream(name, inner(*args, **kwargs), counts)
+            return _counted_stream(name, inner(*args, **kwargs), counts,
+                                   _count_aliases(kwargs.get("request")))
 
         setattr(api, name, call)
 
@@ -260,7 +261,23 @@ def _attach_firestore(client: Any, counts: OpCounts) -> None:
         streaming(name)
 
 
-def _counted_stream(name: str, responses: Any, counts: OpCounts) -> Iterator[Any]:
+def _count_aliases(request: Any) -> set[str] | None:
+    """The aliases of an aggregation request's ``count`` aggregations (their values are
+    index entries read; a ``sum``'s value is not). ``None``: not an aggregation."""
+    query = (request.get("structured_aggregation_query") if isinstance(request, dict)
+             else getattr(request, "structured_aggregation_query", None))
+    if query is None:
+        return None
+    out = set()
+    for agg in query.aggregations:
+        pb = type(agg).pb(agg) if hasattr(type(agg), "pb") else agg
+        if pb.WhichOneof("operator") == "count":
+            out.add(agg.alias)
+    return out
+
+
+def _counted_stream(name: str, responses: Any, counts: OpCounts,
+                    count_aliases: set[str] | None = None) -> Iterator[Any]:
     docs = 0
     entries = 0
     try:
@@ -270,8 +287,9 @@ def _counted_stream(name: str, responses: Any, counts: OpCounts) -> Iterator[Any
                 docs += 1
             elif name == "run_aggregation_query":
                 result = getattr(response, "result", None)
-                for value in (getattr(result, "aggregate_fields", None) or {}).values():
-                    entries += int(getattr(value, "integer_value", 0) or 0)
+                for alias, value in (getattr(result, "aggregate_fields", None) or {}).items():
+                    if count_aliases is None or alias in count_aliases:
+                        entries += int(getattr(value, "integer_value", 0) or 0)
             yield response
     finally:
         if name == "run_aggregation_query":
