@@ -139,8 +139,7 @@ class Worker:
                 code = self._finish(progress)
                 if code is not None:
                     return code
-                idle_since = None  # the counters were ahead of the units: drain on
-                continue
+                # the counters ran ahead of the units: linger on them as on a peer's unit
             # Nothing pending but peers' units are RUNNING: linger, reclaiming leases that
             # run out, so a fleet heals a dead peer's unit by itself.
             idle_since = idle_since or time.monotonic()
