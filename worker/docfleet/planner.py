@@ -4,13 +4,14 @@ run planned exactly once (DESIGN.md, contract point 4)."""
 from __future__ import annotations
 
 import logging
+import random
 import threading
 from collections.abc import Iterator
 
-from docfleet import clock, faults, telemetry
+from docfleet import clock, faults, pacing, telemetry
 from docfleet.errors import ConfigError
 from docfleet.models import Run, RunSpec, Unit
-from docfleet.state.base import StateStore
+from docfleet.state.base import CreateResult, StateStore, check_fingerprint
 
 #: Units per planned batch (one write each), between which the planner heartbeats.
 PLAN_BATCH = faults.PLAN_BATCH or 500
@@ -92,15 +93,31 @@ def ensure_planned(
     poll_seconds: float,
     stop: threading.Event,
     log: logging.Logger,
+    tasks: int = 1,
+    task_index: int = 0,
 ) -> Run | None:
     """Race to plan ``spec``; return the planned run (``None`` if ``stop`` was set while
     waiting). One caller wins ``create_run`` and writes the units; a loser resumes at once
     if the run is already planned (``already planned; resuming``), otherwise waits for the
     plan to land, taking it over once the planner's heartbeat is older than
     ``stale_seconds``. Raises :class:`RunConflictError` for other parameters and
-    :class:`ConfigError` for a run too large to plan (nothing written)."""
+    :class:`ConfigError` for a run too large to plan (nothing written).
+
+    Fleet-safe (``tasks`` peers, this one ``task_index``): a task other than the first
+    looks at the run marker before racing to create it, after a random pause spread over
+    :func:`pacing.cold_start_spread`, and the plan wait backs off with jitter up to a
+    ceiling that keeps the fleet under ``FLEET_PLAN_POLLS_PER_SECOND`` reads."""
     check_plannable(spec)
-    result = store.create_run(spec, planner, clock.now())
+    result: CreateResult | None = None
+    if task_index > 0 and tasks > 1:
+        if stop.wait(random.uniform(0, pacing.cold_start_spread(tasks))):
+            return None
+        seen = store.get_run(spec.run_id)
+        if seen is not None:
+            check_fingerprint(seen, spec)
+            result = CreateResult(False, seen)
+    if result is None:
+        result = store.create_run(spec, planner, clock.now())
     if result.won:
         log.info("planning run %s: %d units of %d documents", spec.run_id, spec.unit_count,
                  spec.unit_size, extra={"event": "plan.won"})
@@ -115,6 +132,7 @@ def ensure_planned(
         log.info("run %s is being planned by %s; waiting", spec.run_id, result.run.planner,
                  extra={"event": "plan.wait"})
         telemetry.set_attributes({"docfleet.plan.outcome": "lost"})
+    backoff = pacing.fleet_backoff(poll_seconds, tasks, pacing.FLEET_PLAN_POLLS_PER_SECOND)
     while not stop.is_set():
         run = store.get_run(spec.run_id)
         assert run is not None
@@ -128,6 +146,7 @@ def ensure_planned(
                         extra={"event": "plan.takeover"})
             telemetry.set_attributes({"docfleet.plan.outcome": "takeover"})
             _write_plan(store, spec, planner, log, stop)
+            backoff.reset()
             continue
-        stop.wait(poll_seconds)
+        stop.wait(backoff.next())
     return None

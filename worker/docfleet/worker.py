@@ -12,17 +12,18 @@ import traceback
 from dataclasses import dataclass
 from types import FrameType
 
-from docfleet import clock, faults, telemetry
+from docfleet import clock, faults, pacing, telemetry
 from docfleet.blob.base import BlobStore
 from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
 from docfleet.lease import LeaseKeeper, LeaseWatch
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
-from docfleet.models import CLAIMABLE_RUN_STATES, Claim, RunSpec, RunState, UnitState
+from docfleet.models import CLAIMABLE_RUN_STATES, Claim, Progress, RunSpec, RunState, UnitState
 from docfleet.packs.base import DocumentPack, PackContext, PackSession
 from docfleet.planner import ensure_planned
 from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
+from docfleet.state import opcount
 from docfleet.state.base import StateStore
 
 EXIT_OK = 0
@@ -32,7 +33,8 @@ EXIT_STORE = 4  # a store stayed unreachable past its retry bound
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
-#: How often the drain loop re-reads the run's state (pause / cancel).
+#: How often the drain loop re-reads the run's state (pause / cancel), at least; a large
+#: fleet reads it less often (``pacing.FLEET_STATE_CHECKS_PER_SECOND`` for the fleet).
 RUN_STATE_CHECK_SECONDS = 2.0
 #: Consecutive environment faults (this task's output volume full, read-only, refusing
 #: writes) after which the task exits EXIT_STORE so the engine restarts it elsewhere.
@@ -47,6 +49,9 @@ class EnvironmentFault(DocfleetError):
     is released without burning an attempt."""
 
     exit_code = EXIT_STORE
+#: Tasks with an index below this (and retried tasks) stand by while a peer finalizes,
+#: to take over if it dies; the others leave as soon as a live finalizer is elected.
+FINALIZE_STANDBYS = 3
 
 
 @dataclass
@@ -83,6 +88,8 @@ class Worker:
         self._state_checked = 0.0
         self._environment_faults = 0
         self._leases = LeaseWatch(settings.lease_seconds)
+        self._state_interval = pacing.fleet_interval(
+            RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
 
     # -- signals ----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -108,33 +115,53 @@ class Worker:
                 self._session.close()
 
     def _run(self) -> int:
+        opcount.set_phase("plan")
         with telemetry.span("docfleet.plan", {"docfleet.run_id": self.spec.run_id,
                                               "docfleet.plan.units": self.spec.unit_count}):
             run = ensure_planned(
                 self.store, self.spec, self.identity.owner,
                 stale_seconds=self.settings.lease_seconds,
                 poll_seconds=self.settings.poll_seconds, stop=self.stop, log=self.log,
+                tasks=self.identity.count, task_index=self.identity.index,
             )
         if run is None:
             return self._signal_exit()
         hint = self.identity.index * self.spec.unit_count // self.identity.count
         idle_since: float | None = None
+        # idle polls back off with jitter up to a ceiling that grows with the fleet, so
+        # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds, self.identity.count,
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
         while not self.stop.is_set():
+            opcount.set_phase("drain")
             if not self._run_claimable():
                 return EXIT_OK
+            opcount.set_phase("claim")
             claim = self._claim(hint)
             if claim is not None:
+                opcount.move("claim", "drain")
+                opcount.set_phase("drain")
+                opcount.mark("claim")
                 idle_since = None
-                self._work(claim)
+                backoff.reset()
+                if self._work(claim).status == "done":
+                    opcount.mark("unit_done")
                 continue
-            progress = self.store.progress(self.spec.run_id)
+            opcount.move("claim", "idle")
+            opcount.set_phase("idle")
+            opcount.mark("idle_poll")
+            progress = self.store.progress(self.spec.run_id)  # counters: O(1) reads
             if progress.drained:
-                break
+                code = self._finish(progress)
+                if code is not None:
+                    return code
+                # the counters ran ahead of the units: linger on them as on a peer's unit
             # Nothing pending but peers' units are RUNNING: linger, reclaiming leases this
             # task has seen go unrenewed for a whole lease (by its own clock, never the
             # writer's), so a fleet heals a dead peer's unit by itself.
             idle_since = idle_since or time.monotonic()
-            if time.monotonic() - idle_since > self.settings.linger:
+            left = self.settings.linger - (time.monotonic() - idle_since)
+            if left < 0:
                 self.log.info("leaving %d running unit(s) to their owners",
                               progress[UnitState.RUNNING], extra={"event": "linger.end"})
                 return EXIT_OK
@@ -148,17 +175,18 @@ class Worker:
                                       {"docfleet.lease.reclaimed": reclaimed})
                 self.log.info("reclaimed %d expired unit(s)", reclaimed,
                               extra={"event": "lease.reclaim", "units": reclaimed})
+                backoff.reset()
                 continue
-            self.stop.wait(self.settings.poll_seconds)
-        if self.stop.is_set():
-            return self._signal_exit()
-        return self._finish()
+            wait = min(backoff.next(), left + 0.01)
+            opcount.mark("idle_ms", int(wait * 1000))
+            self.stop.wait(wait)
+        return self._signal_exit()
 
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
 
     def _run_claimable(self) -> bool:
-        if time.monotonic() - self._state_checked < RUN_STATE_CHECK_SECONDS:
+        if time.monotonic() - self._state_checked < self._state_interval:
             return True
         self._state_checked = time.monotonic()
         run = self.store.get_run(self.spec.run_id)
@@ -168,9 +196,63 @@ class Worker:
             return False
         return True
 
-    def _finish(self) -> int:
-        """The pool is drained: finalize if every unit is DONE, else report the holes."""
+    def _finish(self, progress: Progress) -> int | None:
+        """The counters say the pool is drained. One task, elected by the finalizer lease,
+        reads the units (the proof; the counters are only a hint), then finalizes if
+        every unit is DONE or names the holes; the others leave at once (exit 1 if the
+        counters show failed units) or, as standbys, wait to take over from a finalizer
+        that dies. Returns the exit code, or ``None`` to drain on (a unit is not over yet
+        after all)."""
+        opcount.set_phase("finish")
+        run_id = self.spec.run_id
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds,
+                                       min(self.identity.count, FINALIZE_STANDBYS),
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
+        standby = self.identity.index < FINALIZE_STANDBYS or self.identity.attempt > (
+            1 if self.identity.engine == "aws-batch" else 0)
+        deadline = time.monotonic() + self.settings.linger
+        while True:
+            run = self.store.get_run(run_id)
+            done = run is not None and run.state in (RunState.COMPLETED, RunState.FAILED)
+            if not done and self.store.claim_finalizer(
+                    run_id, self.identity.owner, self.settings.lease_seconds, clock.now()):
+                break
+            if done or not standby or time.monotonic() > deadline or self.stop.is_set():
+                return self._leave_to_peer(progress, done)
+            wait = backoff.next()
+            opcount.mark("finalizer_wait")
+            opcount.mark("idle_ms", int(wait * 1000))
+            self.stop.wait(wait)
+        with _FinalizerLease(self):
+            run = self.store.get_run(run_id)  # a finalizer may have finished just now
+            if run is not None and run.state in (RunState.COMPLETED, RunState.FAILED):
+                return self._leave_to_peer(progress, True)
+            opcount.mark("finalizer")
+            return self._finish_elected()
+
+    def _leave_to_peer(self, progress: Progress, done: bool) -> int:
+        run_id = self.spec.run_id
+        if progress[UnitState.FAILED]:
+            self.log.error("run %s has %d failed unit(s); another task names them "
+                           "('docfleet status %s'); fix the cause, then 'docfleet resume %s'",
+                           run_id, progress[UnitState.FAILED], run_id, run_id,
+                           extra={"event": "run.holes"})
+            return EXIT_HOLES
+        if self.stop.is_set():
+            return self._signal_exit()
+        self.log.info("run %s is %s by another task", run_id,
+                      "finished" if done else "being finalized",
+                      extra={"event": "finalize.peer"})
+        return EXIT_OK
+
+    def _finish_elected(self) -> int | None:
         units = self.store.units(self.spec.run_id)
+        open_units = [u for u in units if u.state in (UnitState.PENDING, UnitState.RUNNING)]
+        if open_units:
+            self.log.warning("progress said drained but %d unit(s) are still open (first: "
+                             "unit %d %s); draining on", len(open_units), open_units[0].index,
+                             open_units[0].state.value, extra={"event": "progress.ahead"})
+            return None
         failed = [u for u in units if u.state == UnitState.FAILED]
         if not failed:
             try:
@@ -367,3 +449,34 @@ class Worker:
                       extra={"event": "unit.done", "unit": claim.unit_index,
                              "token": claim.token})
         return UnitOutcome("done", claim.count, written)
+
+
+class _FinalizerLease:
+    """Renews the worker's finalizer lease every heartbeat while it finalizes."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="finalizer-lease", daemon=True)
+
+    def __enter__(self) -> _FinalizerLease:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        w = self.worker
+        try:  # hand the lease back: a later task (after a resume) need not wait it out
+            w.store.claim_finalizer(w.spec.run_id, w.identity.owner, 0.0, clock.now())
+        except DocfleetError as exc:
+            w.log.warning("finalizer lease release failed: %s", exc)
+
+    def _loop(self) -> None:
+        w = self.worker
+        while not self._stop.wait(w.settings.heartbeat):
+            try:
+                w.store.claim_finalizer(w.spec.run_id, w.identity.owner,
+                                        w.settings.lease_seconds, clock.now())
+            except DocfleetError as exc:  # the root is create-if-absent: a second
+                w.log.warning("finalizer lease renewal failed: %s", exc)  # finalizer is safe

@@ -131,7 +131,21 @@ class StateStore(Protocol):
         missing or damaged (a gap). Returns how many."""
         ...
 
-    def progress(self, run_id: str) -> Progress: ...
+    def progress(self, run_id: str) -> Progress:
+        """Unit counts by state, from counters the transitions keep (a SQL count on the SQL
+        stores): O(1) store operations whatever the run's size, exact at rest (every
+        transition moves its counter in the same atomic write). A hint for pacing and
+        display only, never proof: finalize proves every unit DONE from the units."""
+        ...
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        """Become the one task that finishes a drained run (finalize, or name its holes):
+        atomically take the run's finalizer lease if it is free (never taken, or expired
+        before ``now``) or already ``owner``'s (then renew it to ``now + lease_seconds``).
+        True for at most one live owner at a time; ``lease_seconds=0`` by the owner hands
+        it back. O(1) store operations."""
+        ...
 
     def units(self, run_id: str) -> list[Unit]:
         """Every unit of the run, by index."""

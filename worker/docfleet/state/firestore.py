@@ -61,9 +61,11 @@ from docfleet.models import (
 from docfleet.retry import RetryPolicy, default_bound, one_line
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
+    FIRESTORE_COUNTS_COLLECTION,
     FIRESTORE_RUNS_COLLECTION,
     FIRESTORE_SPEND_COLLECTION,
     FIRESTORE_UNITS_COLLECTION,
+    firestore_count_shards,
 )
 from docfleet.uris import ParsedURI
 
@@ -145,7 +147,11 @@ class FirestoreStateStore:
         self._fault = fault if fault > 0 else None
         #: Lost races / aborted claim transactions of this process (the benchmark reads it).
         self.lost_races = 0
+        self._unit_counts: dict[str, int] = {}
         self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)
 
     # -- plumbing ---------------------------------------------------------------------
     def _call(self, op: str, fn: Callable[[], T]) -> T:
@@ -191,14 +197,48 @@ class FirestoreStateStore:
         """``fn`` in a transaction, retried (re-read and all) while transient."""
         return self._call(op, lambda: self._transact(fn))
 
+    def _count_shards(self, run_id: str) -> int:
+        """The run's counter shards (from its unit count, read once per process)."""
+        count = self._unit_counts.get(run_id)
+        if count is None:
+            snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
+            count = int((snap.to_dict() or {}).get("unit_count") or 0) if snap.exists else 0
+            if count:
+                self._unit_counts[run_id] = count
+        return firestore_count_shards(count)
+
+    def _counts_ref(self, run_id: str, shard: int) -> Any:
+        return self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
+            .document(f"{shard:03d}")
+
+    def _moves(self, run_id: str, index: int) -> Callable[
+            [dict[str, Any] | None, dict[str, Any]], list[tuple[Any, dict[str, Any], bool]]]:
+        """The progress counter write that goes with a change of unit ``index``: -1 on the
+        state it leaves, +1 on the one it enters, in its shard (none if it stays)."""
+
+        def moves(data: dict[str, Any] | None, fields: dict[str, Any]
+                  ) -> list[tuple[Any, dict[str, Any], bool]]:
+            source = (data or {}).get("state")
+            target = fields.get("state", source)
+            if source is None or target == source:
+                return []
+            return [(self._counts_ref(run_id, index % self._count_shards(run_id)),
+                     {source: self._fs.Increment(-1), target: self._fs.Increment(1)}, True)]
+
+        return moves
+
     def _cas(self, op: str, ref: Any,
              change: Callable[[dict[str, Any] | None], dict[str, Any] | None],
-             applied: Callable[[dict[str, Any]], bool] | None = None) -> bool:
+             applied: Callable[[dict[str, Any]], bool] | None = None,
+             also: Callable[[dict[str, Any] | None, dict[str, Any]],
+                            list[tuple[Any, dict[str, Any], bool]]] | None = None) -> bool:
         """Read ``ref``; ``change(data or None)`` returns the fields to update (``None``:
         refuse, return false); write them only if the document is unchanged since the read
         (an ``update_time`` precondition: compare-and-set, no locks held). A lost race
         re-reads, with backoff, within the retry bound. ``applied(data)`` recognises this
-        very update after an attempt whose answer was lost (timeout, unavailable)."""
+        very update after an attempt whose answer was lost (timeout, unavailable).
+        ``also(data, fields)`` lists further ``(ref, data, merge)`` sets committed in the
+        same atomic batch (a progress counter)."""
         from google.api_core import exceptions as gexc
 
         ambiguous = False
@@ -214,10 +254,17 @@ class FirestoreStateStore:
                 return False
             if self._fault is not None and random.random() < self._fault:
                 raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+            extra = also(data, fields) if also is not None else []
+            option = self._client.write_option(last_update_time=snap.update_time)
             try:
-                ref.update(fields,
-                           option=self._client.write_option(last_update_time=snap.update_time),
-                           retry=None, timeout=TIMEOUT)
+                if extra:
+                    batch = self._client.batch()
+                    batch.update(ref, fields, option=option)
+                    for other, values, merge in extra:
+                        batch.set(other, values, merge=merge)
+                    batch.commit(retry=None, timeout=TIMEOUT)
+                else:
+                    ref.update(fields, option=option, retry=None, timeout=TIMEOUT)
             except gexc.FailedPrecondition:
                 raise gexc.Aborted("the document changed since it was read") from None
             except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
@@ -318,11 +365,23 @@ class FirestoreStateStore:
             self._call("put_units", write)
 
     def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
-        return self._run_tx("mark_planned", run_id, lambda d: (
+        """Also starts the progress counters, in the same batch: every unit is PENDING
+        until the run is planned."""
+
+        def counters(d: dict[str, Any] | None, fields: dict[str, Any]
+                     ) -> list[tuple[Any, dict[str, Any], bool]]:
+            total = int((d or {}).get("unit_count") or 0)
+            shards = firestore_count_shards(total)
+            return [(self._counts_ref(run_id, k), {
+                "init": 1, **dict.fromkeys((s.value for s in UnitState), 0),
+                UnitState.PENDING.value: len(range(k, total, shards))}, False)
+                for k in range(shards)]
+
+        return self._cas("mark_planned", self._run_ref(run_id), lambda d: None if d is None else (
             {"planned": True, "updated_at": now,
              "state": RunState.RUNNING.value if d["state"] == RunState.PENDING.value
              else d["state"]}
-            if d["planner"] == planner and not d["planned"] else None))
+            if d["planner"] == planner and not d["planned"] else None), also=counters)
 
     def get_run(self, run_id: str) -> Run | None:
         snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
@@ -402,6 +461,8 @@ class FirestoreStateStore:
         snap = self._read(ref, transaction)
         claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
         transaction.update(ref, fields)
+        for other, values, merge in self._moves(run_id, claim.unit_index)(snap.to_dict(), fields):
+            transaction.set(other, values, merge=merge)
         return claim
 
     def _claim_precondition(self, snap: Any, run_id: str, owner: str, lease_seconds: float,
@@ -413,10 +474,13 @@ class FirestoreStateStore:
         claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
         if self._fault is not None and random.random() < self._fault:
             raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+        batch = self._client.batch()
+        batch.update(snap.reference, fields,
+                     option=self._client.write_option(last_update_time=snap.update_time))
+        for other, values, merge in self._moves(run_id, claim.unit_index)(snap.to_dict(), fields):
+            batch.set(other, values, merge=merge)
         try:
-            snap.reference.update(
-                fields, option=self._client.write_option(last_update_time=snap.update_time),
-                retry=None, timeout=TIMEOUT)
+            batch.commit(retry=None, timeout=TIMEOUT)
         except (gexc.FailedPrecondition, gexc.NotFound):
             raise _Lost from None
         except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
@@ -455,7 +519,8 @@ class FirestoreStateStore:
                 return None
             return change(data)
 
-        return self._cas(op, self._unit_ref(claim.run_id, claim.unit_index), fenced, applied)
+        return self._cas(op, self._unit_ref(claim.run_id, claim.unit_index), fenced, applied,
+                         also=self._moves(claim.run_id, claim.unit_index))
 
     def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
         expires = now + lease_seconds
@@ -515,7 +580,8 @@ class FirestoreStateStore:
                     fields["state"] = UnitState.PENDING.value
                 return fields
 
-            moved += self._cas("reclaim", ref, change)
+            moved += self._cas("reclaim", ref, change,
+                               also=self._moves(run_id, int(snap.get("idx"))))
         return moved
 
     def running_units(self, run_id: str) -> list[Unit]:
@@ -557,9 +623,11 @@ class FirestoreStateStore:
         return moved
 
     def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:
+        run_id = ref.parent.parent.id
         return self._cas(op, ref, lambda d: None if d is None or d["state"] not in states else
                          {"state": UnitState.PENDING.value, "attempts": 0, "finished_at": None,
-                          "completed_by": None, **fields})
+                          "completed_by": None, **fields},
+                         also=self._moves(run_id, int(ref.id)))
 
     def reset_failed_units(self, run_id: str, now: float) -> int:
         failed = self._stream("reset_failed_units", self._where(
@@ -576,6 +644,19 @@ class FirestoreStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
+        """The sums over the :func:`firestore_count_shards` counter documents, in one
+        aggregation query (billed one read per 1,000 index entries: one read). A run
+        planned before the counters existed is counted with one count query per state."""
+        # five aggregations, Firestore's limit per query: every shard carries init = 1
+        query = self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
+            .sum("init", alias="init")
+        for state in UnitState:
+            query = query.sum(state.value, alias=state.value)
+        rows = self._call("progress", lambda: query.get(retry=None, timeout=TIMEOUT))
+        got = {r.alias: int(r.value or 0) for r in (rows[0] if rows else [])}
+        shards = self._count_shards(run_id)
+        if got.get("init") == shards:
+            return Progress({s: got[s.value] for s in UnitState if got.get(s.value)})
         counts: dict[UnitState, int] = {}
         for state in UnitState:
             query = self._where(self._units_ref(run_id), "state", "==", state.value).count()
@@ -584,6 +665,32 @@ class FirestoreStateStore:
             if n:
                 counts[state] = n
         return Progress(counts)
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        """``…/meta/finalizer``: created if absent, else compare-and-set on its update
+        time when it is ours or expired. A loser costs one read."""
+        from google.api_core import exceptions as gexc
+
+        ref = self._run_ref(run_id).collection(META_COLLECTION).document("finalizer")
+        fields = {"owner": owner, "expires_at": float(now + lease_seconds)}
+
+        def attempt() -> bool:
+            snap = self._read(ref)
+            try:
+                if not snap.exists:
+                    ref.create(fields, retry=None, timeout=TIMEOUT)
+                    return True
+                held = snap.to_dict() or {}
+                if held.get("owner") != owner and float(held.get("expires_at") or 0) >= now:
+                    return False
+                ref.update(fields, option=self._client.write_option(
+                    last_update_time=snap.update_time), retry=None, timeout=TIMEOUT)
+                return True
+            except (gexc.AlreadyExists, gexc.Conflict, gexc.FailedPrecondition):
+                raise gexc.Aborted("the finalizer lease changed since it was read") from None
+
+        return self._call("claim_finalizer", attempt)
 
     def units(self, run_id: str) -> list[Unit]:
         snaps = self._stream("units", self._units_ref(run_id).order_by("idx"))

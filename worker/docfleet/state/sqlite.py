@@ -83,6 +83,11 @@ CREATE TABLE IF NOT EXISTS quarantine (
     provider TEXT NOT NULL,
     PRIMARY KEY (run_id, provider)
 );
+CREATE TABLE IF NOT EXISTS finalizers (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS reservations (
     run_id TEXT NOT NULL,
     rid TEXT NOT NULL,
@@ -131,6 +136,7 @@ class SQLiteStateStore:
         self.busy_timeout = busy_timeout
         self.retry_seconds = retry_seconds
         self._local = threading.local()
+        self._opcounts: Any = None  # set by docfleet.state.opcount.instrument
         if self.path.is_dir():
             raise ConfigError(f"state store {self.uri} is a directory, not a database file",
                               "name a file, e.g. sqlite:///.docfleet/state.db")
@@ -146,6 +152,9 @@ class SQLiteStateStore:
             self._retry(self._init_schema)
         else:
             self._retry(self._check_schema)
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)
 
     # -- plumbing ---------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -158,6 +167,10 @@ class SQLiteStateStore:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA synchronous = NORMAL")
+            if self._opcounts is not None:
+                from docfleet.state import opcount
+
+                opcount.attach_sqlite(conn, self._opcounts)
             self._local.conn = conn
         return conn
 
@@ -449,6 +462,16 @@ class SQLiteStateStore:
             "SELECT state, COUNT(*) AS n FROM units WHERE run_id = ? GROUP BY state", (run_id,)
         ).fetchall())
         return Progress({UnitState(r["state"]): r["n"] for r in rows})
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        return self._write(lambda c: c.execute(
+            "INSERT INTO finalizers (run_id, owner, expires_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner,"
+            " expires_at = excluded.expires_at"
+            " WHERE finalizers.owner = excluded.owner OR finalizers.expires_at < ?",
+            (run_id, owner, now + lease_seconds, now),
+        ).rowcount == 1)
 
     def units(self, run_id: str) -> list[Unit]:
         rows = self._read(lambda c: c.execute(
