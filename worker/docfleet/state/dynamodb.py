@@ -840,6 +840,7 @@ def open_dynamodb_store(parsed: ParsedURI) -> DynamoDBStateStore:
         raise ConfigError(f"state URI {parsed.raw!r} names no region",
                           "add ?region=eu-west-1 (or set AWS_REGION)")
     endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,
-                              retry_seconds=float(retry) if retry else None)
+                              retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

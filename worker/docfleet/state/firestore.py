@@ -709,7 +709,8 @@ def open_firestore_store(parsed: ParsedURI) -> FirestoreStateStore:
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return FirestoreStateStore(parsed.netloc, database, prefix=parsed.query.get("prefix", ""),
-                               retry_seconds=float(retry) if retry else None,
+                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw),
                                claim_mode=parsed.query.get("claim", "precondition"))
