@@ -15,7 +15,8 @@ class FileBlobStore:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
-        self.uri = f"file://{self.root}"
+        # file:///abs or file://./rel: a relative root never reads as a host name
+        self.uri = f"file://{self.root if self.root.is_absolute() else f'./{self.root}'}"
         self.root.mkdir(parents=True, exist_ok=True)
 
     def _path(self, key: str) -> Path:
