@@ -189,8 +189,8 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     done = [u for u in units if u.state == UnitState.DONE]
     failed = failed_unit_rows(units)
     say = functools.partial(console.print, markup=False, highlight=False, soft_wrap=True)
-    say(f"run {spec.run_id}: {state}, {sum(u.count for u in done)}/{spec.total} documents "
-        f"({len(done)}/{len(units)} units), {len(failed)} failed unit(s), "
+    say(f"run {spec.run_id}: {state}, {sum(u.count for u in done)}/{spec.total} docs, "
+        f"{len(done)}/{len(units)} units, {len(failed)} failed, "
         f"{time.monotonic() - started:.1f}s")
     for line in failed_unit_lines(failed, spec.run_id):
         say(line)
