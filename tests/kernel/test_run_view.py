@@ -161,7 +161,8 @@ def test_progress_on_an_80_column_terminal_fits_and_shows_rate_and_eta(
     bars = [line for line in screen if re.search(r"\d+/60 docs +[\d.]+ doc/s +ETA ", line)]
     assert bars, screen
     assert any("60/60 docs" in line for line in bars), bars
-    assert any(line.startswith(f"run {run_id}: COMPLETED, 60/60 docs, 12/12 units") for line in screen)
+    summary = f"run {run_id}: COMPLETED, 60/60 docs, 12/12 units"
+    assert any(line.startswith(summary) for line in screen), screen
 
 
 def test_status_watch_refreshes_until_the_run_ends(tmp_path: Path, run_id: str) -> None:
@@ -195,7 +196,6 @@ def test_dry_run_prints_the_plan_and_writes_nothing(tmp_path: Path, run_id: str)
 
 
 def test_dry_run_of_a_stored_run_checks_its_parameters(tmp_path: Path, run_id: str) -> None:
-    state, out = _uris(tmp_path)
     done = _run(tmp_path, run_id, "--total", "10", "--pack", "bench", "--tasks", "1")
     assert done.returncode == 0, done.stderr
     same = _run(tmp_path, run_id, "--total", "10", "--pack", "bench", "--tasks", "1",
