@@ -56,8 +56,12 @@ def test_dynamodb_table_and_s3_bucket_are_created_then_used(
     assert "table exists with the expected schema" in again.stdout
     assert f"s3://{bucket}: bucket exists" in again.stdout
 
-    proc = start_worker(worker_env(state, out, run_id, 4, unit_size=2), tmp_path / "w.log")
-    assert proc.wait(120) == 0, (tmp_path / "w.log").read_text()
+    ran = cli("run", "--run-id", run_id, "--total", "4", "--unit-size", "2", "--pack",
+              "bench", "--tasks", "2", "--state", state, "--out", out,
+              "--log-dir", str(tmp_path / "logs"), env={"DOCFLEET_POLL_SECONDS": "0.2"})
+    assert ran.returncode == 0, ran.stderr
+    # the run's root as a URI: path before any query, never "…?endpoint=…/run/…"
+    assert f"output: s3://{bucket}/out/{run_id}/manifest.json" in ran.stderr.splitlines()
 
 
 def test_a_dynamodb_table_of_another_shape_is_reported(moto: emulators.Emulator) -> None:
