@@ -49,7 +49,7 @@ def _assert_one_clear_line(result, *needles: str) -> None:
     ({"DOCFLEET_HEARTBEAT_SECONDS": "40"}, ["DOCFLEET_HEARTBEAT_SECONDS=40",
                                             "not shorter than the lease",
                                             "DOCFLEET_LEASE_SECONDS"]),
-    ({"DOCFLEET_OPTIONS": "{bad"}, ["DOCFLEET_OPTIONS is not valid JSON", "--option"]),
+    ({"DOCFLEET_OPTIONS": "{bad"}, ["DOCFLEET_OPTIONS (the pack options) is not valid JSON", "--option"]),
     ({"DOCFLEET_LOG_FORMAT": "xml"}, ["log_format", "DOCFLEET_LOG_FORMAT"]),
 ])
 @pytest.mark.parametrize("command", ["work", "run"])

@@ -114,8 +114,9 @@ class Settings(BaseSettings):
     def _lease(self) -> Settings:
         if self.heartbeat_seconds is not None and self.heartbeat_seconds >= self.lease_seconds:
             raise ConfigError(
+                "heartbeat_seconds must be shorter than lease_seconds: "
                 f"DOCFLEET_HEARTBEAT_SECONDS={self.heartbeat_seconds:g} is not shorter than "
-                f"the lease ({self.lease_seconds:g}s): a lease would expire before its renewal",
+                f"the lease ({self.lease_seconds:g}s), which would expire before its renewal",
                 "set DOCFLEET_HEARTBEAT_SECONDS below --lease-seconds / "
                 "DOCFLEET_LEASE_SECONDS, or unset it (default: a third of the lease)")
         return self
@@ -158,7 +159,8 @@ def load_settings(**overrides: Any) -> Settings:
         match = re.search(r'field "(\w+)"', str(exc))
         var = env_var(match.group(1)) if match else "a DOCFLEET_* variable"
         raw = os.environ.get(var, "")
-        raise ConfigError(f"{var} is not valid JSON (got {raw[:80]!r})",
+        what = " (the pack options)" if var == "DOCFLEET_OPTIONS" else ""
+        raise ConfigError(f"{var}{what} is not valid JSON (got {raw[:80]!r})",
                           f'{var} is a JSON object, e.g. {{"lines": "1-3"}}; or use --option '
                           "KEY=VALUE") from None
 
