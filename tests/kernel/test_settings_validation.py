@@ -49,8 +49,12 @@ def _assert_one_clear_line(result, *needles: str) -> None:
     ({"DOCFLEET_HEARTBEAT_SECONDS": "40"}, ["DOCFLEET_HEARTBEAT_SECONDS=40",
                                             "not shorter than the lease",
                                             "DOCFLEET_LEASE_SECONDS"]),
-    ({"DOCFLEET_OPTIONS": "{bad"}, ["DOCFLEET_OPTIONS (the pack options) is not valid JSON", "--option"]),
+    ({"DOCFLEET_OPTIONS": "{bad"}, ["DOCFLEET_OPTIONS (the pack options) is not valid JSON",
+                                    "--option"]),
     ({"DOCFLEET_LOG_FORMAT": "xml"}, ["log_format", "DOCFLEET_LOG_FORMAT"]),
+    ({"DOCFLEET_BENCH_DOC_MS": "inf"}, ["DOCFLEET_BENCH_DOC_MS='inf' is not a number of "
+                                        "milliseconds"]),
+    ({"DOCFLEET_BENCH_FAIL_RATE": "2"}, ["DOCFLEET_BENCH_FAIL_RATE='2' is not a fraction"]),
 ])
 @pytest.mark.parametrize("command", ["work", "run"])
 def test_a_bad_variable_is_one_clear_line_and_plans_nothing(
@@ -58,8 +62,10 @@ def test_a_bad_variable_is_one_clear_line_and_plans_nothing(
 ) -> None:
     result = cli(command, *_base(tmp_path), env=env)
     _assert_one_clear_line(result, *needles)
-    assert not (tmp_path / "s.db").exists()  # refused before the state store was opened
-    assert not (tmp_path / "out").exists()
+    if (tmp_path / "s.db").exists():  # a pack's own knob is checked once the store is open
+        status = cli("status", "v1", "--state", f"sqlite:///{tmp_path}/s.db")
+        assert "does not exist" in status.stderr  # …and still before planning
+    assert not [p for p in (tmp_path / "out").rglob("*") if p.is_file()]
 
 
 @pytest.mark.parametrize(("args", "needles"), [
@@ -94,3 +100,18 @@ def test_every_numeric_setting_is_bounded_and_finite() -> None:
         assert {"Le", "Lt"} & set(meta), f"{name} has no upper bound"
         if "float" in kinds:
             assert any(getattr(m, "allow_inf_nan", None) is False for m in field.metadata), name
+
+
+@pytest.mark.parametrize(("var", "value"), [
+    ("DOCFLEET_CATALOGUE_CALL_TIMEOUT", "inf"), ("DOCFLEET_CATALOGUE_BACKOFF_BASE", "-1"),
+    ("DOCFLEET_CATALOGUE_RESERVATION_TTL", "nan"), ("DOCFLEET_CATALOGUE_CONCURRENCY", "0"),
+])
+def test_a_bad_catalogue_variable_is_refused_before_planning(
+    tmp_path: Path, var: str, value: str
+) -> None:
+    result = cli("catalogue", "build", "--run-id", "c1", "--model", "openai/gpt-4o-mini",
+                 "--state", f"sqlite:///{tmp_path}/s.db", "--out", f"file://{tmp_path}/out",
+                 env={var: value})
+    _assert_one_clear_line(result, var)
+    status = cli("status", "c1", "--state", f"sqlite:///{tmp_path}/s.db")
+    assert "does not exist" in status.stderr  # nothing was planned

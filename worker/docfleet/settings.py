@@ -132,14 +132,26 @@ class Settings(BaseSettings):
         return self.linger_seconds if self.linger_seconds is not None else 2 * self.lease_seconds
 
 
-def _problem(err: Any, flags: set[str]) -> str:
+def _problem(err: Any, flags: set[str], prefix: str = "DOCFLEET_") -> str:
     field = str(err["loc"][0]) if err["loc"] else ""
     msg = err["msg"].removeprefix("Value error, ")
     if err["type"] == "finite_number":
         msg = "must be a finite number"
     if not field:  # a whole-model check raises its own ConfigError; never dump the model
         return msg
-    return f"{field}: {msg} (got {err.get('input')!r}; set by {source_of(field, flags)})"
+    source = source_of(field, flags) if prefix == "DOCFLEET_" else f"{prefix}{field.upper()}"
+    return f"{field}: {msg} (got {err.get('input')!r}; set by {source})"
+
+
+def load_env_model(model: Any, prefix: str) -> Any:
+    """Another settings class read from ``{prefix}*`` variables (e.g. the catalogue's
+    ``DOCFLEET_CATALOGUE_*``), with :func:`load_settings`' one-line errors."""
+    try:
+        return model()
+    except ValidationError as exc:
+        problems = [_problem(err, set(), prefix) for err in exc.errors()]
+        raise ConfigError("invalid settings: " + "; ".join(problems),
+                          "fix the value named, see README 'Configuration'") from None
 
 
 def load_settings(**overrides: Any) -> Settings:
@@ -166,7 +178,7 @@ def load_settings(**overrides: Any) -> Settings:
 
 
 def parse_seconds(raw: str, name: str, *, minimum: float = 0.0, maximum: float = DAY,
-                  hint: str | None = None) -> float:
+                  hint: str | None = None, what: str = "a number of seconds") -> float:
     """``raw`` as a number of seconds within [``minimum``, ``maximum``]; ``name`` is what
     set it (a variable or URI parameter). Raises :class:`ConfigError` for a value that is
     not a finite number in range: never a silent fallback."""
@@ -175,20 +187,19 @@ def parse_seconds(raw: str, name: str, *, minimum: float = 0.0, maximum: float =
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or not minimum <= value <= maximum:
-        raise ConfigError(f"{name}={raw!r} is not a number of seconds in "
-                          f"[{minimum:g}, {maximum:g}]",
+        raise ConfigError(f"{name}={raw!r} is not {what} in [{minimum:g}, {maximum:g}]",
                           hint or f"set {name} to a finite number in that range")
     return value
 
 
 def env_seconds(var: str, default: float, *, minimum: float = 0.0,
-                maximum: float = DAY) -> float:
+                maximum: float = DAY, what: str = "a number of seconds") -> float:
     """A duration from environment variable ``var`` (``default`` if unset or empty), checked
     as :func:`parse_seconds` does."""
     raw = os.environ.get(var, "").strip()
     if not raw:
         return default
-    return parse_seconds(raw, var, minimum=minimum, maximum=maximum,
+    return parse_seconds(raw, var, minimum=minimum, maximum=maximum, what=what,
                          hint=f"set {var} to a finite number in that range, or unset it "
                               f"(default {default:g})")
 
