@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from docfleet import clock, telemetry
 from docfleet.blob import open_blob_store
@@ -117,7 +118,7 @@ def work(**flags: Any) -> None:
     Example: DOCFLEET_RUN_ID=r1 DOCFLEET_TOTAL=1000 docfleet work
     """
     from docfleet.packs import load_pack
-    from docfleet.runspec import resolve_spec
+    from docfleet.runspec import check_ready, resolve_spec
     from docfleet.worker import Worker
 
     settings = _settings(**flags)
@@ -128,6 +129,7 @@ def work(**flags: Any) -> None:
     store = open_state_store(settings.state)
     blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, identity.count, log)
+    check_ready(spec, store)  # a setup error found here never plans the run
     worker = Worker(settings, spec, identity, store, blob, load_pack(spec.pack), log)
     worker.install_signal_handlers()
     log.info("task %d/%d (%s) starting on %s → %s", identity.index, identity.count,
@@ -140,42 +142,61 @@ def work(**flags: Any) -> None:
 
 @main.command()
 @run_options
-@click.option("--tasks", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--tasks", type=click.IntRange(min=1, max=256), default=2, show_default=True,
               help="Worker processes to start on this machine.")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None,
               help="Where each task's JSON log goes [default .docfleet/logs/RUN_ID].")
+@click.option("--dry-run", is_flag=True, help="Print the plan (units, documents, pages, "
+              "bytes, CPU time) and exit; writes no state and no outputs.")
 @friendly_errors
-def run(tasks: int, log_dir: Path | None, **flags: Any) -> None:
+def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     """Run a local fleet: TASKS `docfleet work` processes on this machine, with a live
     progress bar; exits with the fleet's code (1 if units failed).
 
     Example: docfleet run --run-id demo --total 200 --tasks 2
     """
     from docfleet.fleet import run_fleet
-    from docfleet.runspec import resolve_spec
+    from docfleet.fleetview import failed_unit_lines, failed_unit_rows
+    from docfleet.runspec import check_ready, resolve_spec
 
     settings = _settings(**flags)
     log = setup_logging("text", "WARNING")
+    if dry_run:
+        from docfleet.dryrun import dry_run_plan, plan_lines
+
+        plan = dry_run_plan(settings, tasks)
+        for line in plan_lines(plan):
+            click.echo(line)
+        return
     store = open_state_store(settings.state)
-    open_blob_store(settings.out)
+    blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, tasks, log)
     existing = store.get_run(spec.run_id)
     if existing is not None:  # refuse other parameters here, not in every task's log
         from docfleet.state.base import check_fingerprint
 
         check_fingerprint(existing, spec)
+    check_ready(spec, store)  # a setup error: said once, here, and nothing is planned
     console = Console(stderr=True)
     log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
+    started = time.monotonic()
     code = telemetry.run_root(
         "docfleet.fleet", lambda: run_fleet(settings, spec, store, tasks, log_dir, console),
         settings.trace, {"docfleet.run_id": spec.run_id, "docfleet.task.count": tasks})
     run_record = store.get_run(spec.run_id)
-    progress = store.progress(spec.run_id)
-    state = run_record.state.value if run_record else "?"
-    console.print(f"run {spec.run_id}: {state}, {progress[UnitState.DONE]}/{progress.total} "
-                  f"units done, {progress[UnitState.FAILED]} failed; logs in {log_dir}")
+    units = store.units(spec.run_id)
+    state = run_record.state.value if run_record else "not planned"
+    done = [u for u in units if u.state == UnitState.DONE]
+    failed = failed_unit_rows(units)
+    say = functools.partial(console.print, markup=False, highlight=False, soft_wrap=True)
+    say(f"run {spec.run_id}: {state}, {sum(u.count for u in done)}/{spec.total} docs, "
+        f"{len(done)}/{len(units)} units, {len(failed)} failed, "
+        f"{time.monotonic() - started:.1f}s")
+    for line in failed_unit_lines(failed, spec.run_id):
+        say(line)
     if run_record and run_record.state == RunState.COMPLETED:
-        console.print(f"output: {settings.out.rstrip('/')}/{spec.run_id}/manifest.json")
+        say(f"output: {RunFiles(blob, spec.run_id).uri('manifest.json')}")
+    say(f"logs: {log_dir}")
     sys.exit(code)
 
 
@@ -188,7 +209,10 @@ def _open_run(store: StateStore, run_id: str) -> Run:
 
 
 def _status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
+    from docfleet.fleetview import failed_unit_rows
+
     run = _open_run(store, run_id)
+    units = store.units(run_id)
     info = {
         "run_id": run_id,
         "state": run.state.value,
@@ -196,6 +220,10 @@ def _status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
         "total": run.spec.total,
         "unit_size": run.spec.unit_size,
         "units": store.progress(run_id).as_dict(),
+        "documents_done": sum(u.count for u in units if u.state == UnitState.DONE),
+        "failed_units": failed_unit_rows(units),
+        "created_at": run.created_at,
+        "updated_at": run.updated_at,
         "spend_nano_usd": store.total_spend(run_id),
     }
     if run.state == RunState.COMPLETED:  # COMPLETED only with a valid root of this run
@@ -213,6 +241,26 @@ def _status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
 INCOMPLETE = "INCOMPLETE"
 
 
+def _explain_incomplete(run_id: str, info: dict[str, Any]) -> None:
+    if "problem" in info:
+        click.echo(f"run {run_id} is not complete: {info['problem']} (run 'docfleet "
+                   f"resume {run_id}' to repair it)", err=True)
+
+
+def _status_view(info: dict[str, Any]) -> Any:
+    from rich.console import Group
+
+    from docfleet.fleetview import failed_unit_lines
+
+    table = Table(title=f"run {info['run_id']}: {info['state']}, "
+                        f"{info['documents_done']}/{info['total']} documents")
+    for s in UnitState:
+        table.add_column(s.value, justify="right")
+    table.add_row(*(str(info["units"][s.value]) for s in UnitState))
+    lines = failed_unit_lines(info["failed_units"], info["run_id"])
+    return Group(table, *(Text(line) for line in lines))
+
+
 @main.command()
 @click.argument("run_id")
 @state_option
@@ -220,13 +268,16 @@ INCOMPLETE = "INCOMPLETE"
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--wait", is_flag=True, help="Wait until the run is COMPLETED, FAILED or "
               "CANCELLED; exit 0 only if COMPLETED.")
-@click.option("--interval", type=float, default=2.0, show_default=True,
-              help="Seconds between polls with --wait.")
+@click.option("--watch", is_flag=True, help="Refresh the view every --interval seconds "
+              "until the run is COMPLETED, FAILED or CANCELLED (exit as --wait).")
+@click.option("--interval", type=click.FloatRange(min=0.1, max=3600), default=2.0,
+              show_default=True, help="Seconds between polls with --wait/--watch.")
 @friendly_errors
 def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait: bool,
-           interval: float) -> None:
-    """Show a run's state and its units by state. A run is shown COMPLETED only when its
-    root manifest (under --out) is there and is this run's; otherwise INCOMPLETE.
+           watch: bool, interval: float) -> None:
+    """Show a run's state, its units by state and its failed units with their errors. A
+    run is shown COMPLETED only when its root manifest (under --out) is there and is this
+    run's; otherwise INCOMPLETE.
 
     Example: docfleet status demo --json
     """
@@ -234,21 +285,44 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
     store = open_state_store(settings.state, create=False)
     info = _status(store, run_id, settings.out)
     terminal = {s.value for s in TERMINAL_STATES} | {INCOMPLETE}
-    while wait and info["state"] not in terminal:
+    if watch and not as_json:
+        from rich.live import Live
+
+        console = Console()
+        if console.is_terminal:
+            with Live(_status_view(info), console=console, auto_refresh=False) as live:
+                while info["state"] not in terminal:
+                    time.sleep(interval)
+                    info = _status(store, run_id, settings.out)
+                    live.update(_status_view(info), refresh=True)
+        else:  # not a terminal: one plain line per change
+            from docfleet.fleetview import failed_unit_lines
+
+            last = ""
+            while True:
+                units = " ".join(f"{k}={v}" for k, v in info["units"].items())
+                line = (f"run {run_id}: {info['state']}, {info['documents_done']}/"
+                        f"{info['total']} documents; units {units}")
+                if line != last:
+                    click.echo(line)
+                    last = line
+                if info["state"] in terminal:
+                    break
+                time.sleep(interval)
+                info = _status(store, run_id, settings.out)
+            for text in failed_unit_lines(info["failed_units"], run_id):
+                click.echo(text)
+        _explain_incomplete(run_id, info)
+        sys.exit(0 if info["state"] == RunState.COMPLETED.value else 1)
+    while (wait or watch) and info["state"] not in terminal:
         time.sleep(interval)
         info = _status(store, run_id, settings.out)
     if as_json:
         click.echo(json.dumps(info, sort_keys=True))
     else:
-        table = Table(title=f"run {run_id}: {info['state']}")
-        for s in UnitState:
-            table.add_column(s.value, justify="right")
-        table.add_row(*(str(info["units"][s.value]) for s in UnitState))
-        Console().print(table)
-        if "problem" in info:
-            click.echo(f"run {run_id} is not complete: {info['problem']} (run 'docfleet "
-                       f"resume {run_id}' to repair it)", err=True)
-    if wait and info["state"] != RunState.COMPLETED.value:
+        Console().print(_status_view(info))
+        _explain_incomplete(run_id, info)
+    if (wait or watch) and info["state"] != RunState.COMPLETED.value:
         sys.exit(1)
 
 

@@ -17,7 +17,8 @@ class FileBlobStore:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
-        self.uri = f"file://{self.root}"
+        # file:///abs or file://./rel: a relative root never reads as a host name
+        self.uri = f"file://{self.root if self.root.is_absolute() else f'./{self.root}'}"
         if self.root.exists() and not self.root.is_dir():
             raise ConfigError(f"output {self.uri} is a file, not a directory",
                               "name a directory for --out / DOCFLEET_OUT")

@@ -193,6 +193,18 @@ class StateStore(Protocol):
         """Settled spend and live reservations of the run (zeros for an unknown run)."""
         ...
 
+    # -- administration (docfleet list / delete) ---------------------------------------
+    def list_runs(self) -> list[Run]:
+        """Every run marker in the store, by run id (reads the whole run collection: for
+        ``docfleet list``, never for tasks)."""
+        ...
+
+    def delete_run(self, run_id: str) -> bool:
+        """Remove the run marker and everything the store holds for it (units, spend,
+        quarantine, reservations). Idempotent; true if the run existed. Not atomic on
+        the cloud stores: the marker goes last, so an interrupted delete can be repeated."""
+        ...
+
     def close(self) -> None: ...
 
 

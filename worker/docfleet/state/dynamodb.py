@@ -444,6 +444,35 @@ class DynamoDBStateStore:
         item = self._get(_run_key(run_id))
         return Run.from_record(item) if item else None
 
+    def list_runs(self) -> list[Run]:
+        from boto3.dynamodb.conditions import Attr
+
+        runs: list[Run] = []
+        start: dict[str, Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {"FilterExpression": Attr("sk").eq("RUN"),
+                                      "ConsistentRead": True}
+            if start:
+                kwargs["ExclusiveStartKey"] = start
+            page = self._call("list_runs", lambda kw=kwargs: self._table.scan(**kw))
+            runs.extend(Run.from_record(it) for it in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return sorted(runs, key=lambda r: r.run_id)
+
+    def delete_run(self, run_id: str) -> bool:
+        from boto3.dynamodb.conditions import Key
+
+        existed = self._get(_run_key(run_id)) is not None
+        keys = [{"pk": it["pk"], "sk": it["sk"]} for it in self._query(
+            "delete_run", KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}"),
+            ProjectionExpression="pk, sk", ConsistentRead=True)]
+        keys.sort(key=lambda k: k["sk"] == "RUN")  # the marker goes last
+        for i in range(0, len(keys), 25):
+            self._batch_write([{"DeleteRequest": {"Key": k}} for k in keys[i:i + 25]])
+        self._unit_counts.pop(run_id, None)
+        return existed
+
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
     ) -> bool:
@@ -992,6 +1021,7 @@ def open_dynamodb_store(parsed: ParsedURI) -> DynamoDBStateStore:
         raise ConfigError(f"state URI {parsed.raw!r} names no region",
                           "add ?region=eu-west-1 (or set AWS_REGION)")
     endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,
-                              retry_seconds=float(retry) if retry else None)
+                              retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

@@ -387,6 +387,19 @@ class FirestoreStateStore:
         snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
         return Run.from_record(snap.to_dict()) if snap.exists else None
 
+    def list_runs(self) -> list[Run]:
+        snaps = self._stream("list_runs", self._runs)
+        return sorted((Run.from_record(s.to_dict()) for s in snaps), key=lambda r: r.run_id)
+
+    def delete_run(self, run_id: str) -> bool:
+        ref = self._run_ref(run_id)
+        existed = self._call("delete_run", lambda: self._read(ref)).exists
+        # every subcollection (units, spend, meta) first, then the marker itself
+        for sub in self._call("delete_run", lambda: list(ref.collections())):
+            self._call("delete_run", lambda sub=sub: self._client.recursive_delete(sub))
+        self._call("delete_run", lambda: ref.delete(retry=None, timeout=TIMEOUT))
+        return existed
+
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
     ) -> bool:
@@ -882,7 +895,8 @@ def open_firestore_store(parsed: ParsedURI) -> FirestoreStateStore:
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return FirestoreStateStore(parsed.netloc, database, prefix=parsed.query.get("prefix", ""),
-                               retry_seconds=float(retry) if retry else None,
+                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw),
                                claim_mode=parsed.query.get("claim", "precondition"))

@@ -315,6 +315,18 @@ class SQLiteStateStore:
         )
         return Run.from_record(row) if row else None
 
+    def list_runs(self) -> list[Run]:
+        rows = self._read(lambda c: c.execute("SELECT * FROM runs ORDER BY run_id").fetchall())
+        return [Run.from_record(row) for row in rows]
+
+    def delete_run(self, run_id: str) -> bool:
+        def tx(conn: sqlite3.Connection) -> bool:
+            for table in ("units", "spend", "quarantine", "reservations"):
+                conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
+
+        return self._write(tx)
+
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
     ) -> bool:
