@@ -14,7 +14,7 @@ import pytest
 import emulators
 from docfleet.blob import open_blob_store
 from docfleet.errors import MissingExtraError
-from docfleet.state import open_state_store
+from docfleet.state import open_state_store, registry
 from fleet import cli
 
 
@@ -34,8 +34,7 @@ def test_a_missing_sdk_names_the_extra_to_install(
     parent, _, child = module.rpartition(".")
     if parent in sys.modules:  # `from google.cloud import x` would find the attribute
         monkeypatch.delattr(sys.modules[parent], child, raising=False)
-    opener = open_state_store if uri.split(":")[0] in ("dynamodb", "firestore") else \
-        open_blob_store
+    opener = open_state_store if uri.split(":")[0] in registry.schemes() else open_blob_store
     with pytest.raises(MissingExtraError, match=rf"docfleet\[{extra}\]"):
         opener(uri)
 

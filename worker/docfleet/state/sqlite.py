@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docfleet.errors import RunNotFoundError, StoreUnavailableError
+from docfleet.errors import ConfigError, RunNotFoundError, StoreUnavailableError
 from docfleet.models import (
     Claim,
     Progress,
@@ -30,6 +30,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
+from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
 
@@ -493,3 +494,15 @@ class SQLiteStateStore:
             conn.close()
             self._local.conn = None
 
+
+
+def open_sqlite_store(parsed: ParsedURI) -> SQLiteStateStore:
+    """Open ``sqlite:///relative/path`` or ``sqlite:////absolute/path`` (SQLAlchemy's
+    convention). Raises :class:`ConfigError` for a URI that names no file."""
+    path = parsed.netloc + parsed.path if parsed.netloc else parsed.path[1:]
+    if not path or path.endswith("/"):
+        raise ConfigError(
+            f"state URI {parsed.raw!r} names no database file",
+            "use sqlite:///relative/state.db or sqlite:////absolute/state.db",
+        )
+    return SQLiteStateStore(path)
