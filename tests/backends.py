@@ -33,6 +33,7 @@ STATE_URI_MAKERS: dict[str, Callable[[Any, Path], str]] = {
     "sqlite": lambda server, tmp: f"sqlite:///{tmp / 'state.db'}",
     "firestore": lambda server, tmp: emulators.firestore_uri(server, unique("t") + "-"),
     "dynamodb": lambda server, tmp: emulators.make_dynamodb_table(server, unique("docfleet-")),
+    "postgresql": lambda server, tmp: server.uri(unique("t_")),
 }
 missing = {b.scheme for b in BACKENDS} ^ set(STATE_URI_MAKERS)
 assert not missing, f"backend registry and STATE_URI_MAKERS disagree on {sorted(missing)}"

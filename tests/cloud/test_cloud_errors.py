@@ -23,6 +23,7 @@ from fleet import cli
     [
         ("dynamodb://t?region=us-east-1", "boto3", "aws"),
         ("firestore://p?prefix=x-", "google.cloud.firestore", "gcp"),
+        ("postgresql://u@127.0.0.1:1/db", "psycopg", "postgres"),
         ("s3://bucket/x", "boto3", "aws"),
         ("gs://bucket/x", "google.cloud.storage", "gcp"),
     ],

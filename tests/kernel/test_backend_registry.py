@@ -36,10 +36,14 @@ def test_every_entry_names_an_opener_a_db_system_and_a_test_server_that_exist() 
 
 def test_uris_settings_and_telemetry_read_the_registry() -> None:
     assert registry.schemes() == uris.STATE_SCHEMES
-    with pytest.raises(ConfigError, match="dynamodb://"):
+    assert "postgresql" in SCHEMES
+    with pytest.raises(ConfigError, match="postgresql://"):
         open_state_store("nosuch://x")
-    with pytest.raises(Exception, match="dynamodb://"):
+    with pytest.raises(Exception, match="postgresql://"):
         load_settings(run_id="r", state="nosuch://x")
+    attrs = telemetry.db_attributes("postgresql://u:secret@127.0.0.1:5432/db?schema=s")
+    assert attrs["db.system.name"] == "postgresql"
+    assert "secret" not in attrs["db.namespace"]
     assert telemetry.db_attributes("dynamodb://t?region=r")["db.system.name"] == "aws.dynamodb"
 
 

@@ -53,6 +53,8 @@ BACKENDS: tuple[StateBackend, ...] = (
                  "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P"),
     StateBackend("dynamodb", "docfleet.state.dynamodb:open_dynamodb_store", "aws.dynamodb",
                  "aws", "moto_emulator", "dynamodb://TABLE?region=R"),
+    StateBackend("postgresql", "docfleet.state.postgres:open_postgres_store", "postgresql",
+                 "postgres", "postgres_server", "postgresql://USER@HOST:5432/DB?schema=S"),
 )
 
 _BY_SCHEME = {b.scheme: b for b in BACKENDS}
