@@ -230,6 +230,8 @@ class PostgresServer(Emulator):
     :meth:`restart` keeps the data directory and the port: a real outage and recovery."""
 
     stop_signal = signal.SIGINT
+    #: A stop and start keeps every acknowledged write (the chaos outage stops it for real).
+    restartable = True
 
     def __init__(self, root: Path, port: int, fsync: bool) -> None:
         binary = postgres_bin()

@@ -131,10 +131,19 @@ class Worker:
                 self.log.info("reclaimed %d expired unit(s)", reclaimed,
                               extra={"event": "lease.reclaim", "units": reclaimed})
                 continue
-            self.stop.wait(self.settings.poll_seconds)
+            self._idle_wait(self.settings.poll_seconds)
         if self.stop.is_set():
             return self._signal_exit()
         return self._finish()
+
+    def _idle_wait(self, seconds: float) -> None:
+        """Wait ``seconds`` for peers' units, or less: a store that can signal returned
+        work (``wait_for_work``: PostgreSQL's LISTEN/NOTIFY) wakes the task at once."""
+        wait_for_work = getattr(self.store, "wait_for_work", None)
+        if wait_for_work is None or self.stop.is_set():
+            self.stop.wait(seconds)
+            return
+        wait_for_work(self.spec.run_id, seconds)
 
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM

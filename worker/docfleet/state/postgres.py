@@ -32,6 +32,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -614,15 +615,18 @@ class PostgresStateStore:
         by ``LISTEN``; returns whether one was signalled. A notification that arrives
         between the caller's last claim and this call is not lost (the connection is
         listening from its first wait on)."""
-        deadline_timeout = max(0.0, float(timeout))
+        deadline = time.monotonic() + max(0.0, float(timeout))
 
         def body(conn: Any) -> bool:
             if not self._listening:
                 conn.execute(self._psycopg.sql.SQL("LISTEN {}").format(
                     self._psycopg.sql.Identifier(self.channel)))
                 self._listening = True
-            return any(n.payload == run_id for n in conn.notifies(
-                timeout=deadline_timeout, stop_after=1))
+            while (left := deadline - time.monotonic()) > 0:
+                # another run's notification does not end the wait
+                if any(n.payload == run_id for n in conn.notifies(timeout=left, stop_after=1)):
+                    return True
+            return False
 
         return self._run("wait_for_work", body)
 
