@@ -12,9 +12,11 @@ unit, and write JSON to bench/results/claims.json.
 a test server run against tests/emulators.py's (started here, stopped at the end):
 ``firestore`` (claims by update-time precondition), ``firestore-tx`` (claims by
 transaction), ``dynamodb`` (moto, single-threaded), ``postgresql`` (a throw-away Debian
-PostgreSQL server with fsync on). ``--start offset`` begins each
-process's candidate scan at its share of the index range (what workers do), ``zero`` at
-unit 0 for all. Emulators are not the cloud: compare strategies, not absolute figures.
+PostgreSQL server with fsync on: every commit waits for the disk), ``postgresql-async``
+(the same with ``synchronous_commit=off`` set through the URI's libpq ``options``).
+``--start offset`` begins each process's candidate scan at its share of the index range
+(what workers do), ``zero`` at unit 0 for all. Emulators are not the cloud: compare
+strategies, not absolute figures.
 
 Each process loops claim → complete against the store (what a worker does per unit,
 minus the payload), so the figures are the coordination cost alone.
@@ -131,14 +133,19 @@ class CloudBackends(contextlib.ExitStack):
         from docfleet.errors import ConfigError
         from docfleet.state.registry import backend as registered
 
-        scheme = "firestore" if backend == "firestore-tx" else backend
+        scheme = {"firestore-tx": "firestore", "postgresql-async": "postgresql"}.get(
+            backend, backend)
         try:
             fixture = registered(scheme).test_server
         except ConfigError as exc:
             raise SystemExit(f"unknown backend {backend!r}: {exc}") from None
         uri = self.makers[scheme](self._emulator(fixture) if fixture else None,
                                   Path(tempfile.mkdtemp(prefix="docfleet-bench-")))
-        return uri + ("&claim=transaction" if backend == "firestore-tx" else "")
+        # postgresql-async: libpq's options= turns synchronous_commit off for the session
+        # (opt-in: a server crash may lose the last commits; see the README)
+        suffix = {"firestore-tx": "&claim=transaction",
+                  "postgresql-async": "&options=-c%20synchronous_commit%3Doff"}
+        return uri + suffix.get(backend, "")
 
 
 def main() -> None:
@@ -148,7 +155,7 @@ def main() -> None:
     parser.add_argument("--state", default=None, help="state URI (default: a temp SQLite file)")
     parser.add_argument("--backends", default="sqlite",
                         help="comma-separated registry schemes (sqlite, firestore, dynamodb, "
-                             "postgresql) or firestore-tx")
+                             "postgresql) or firestore-tx, postgresql-async")
     parser.add_argument("--start", default="offset", help="offset, zero, or offset,zero")
     parser.add_argument("--out", type=Path, default=RESULTS / "claims.json")
     args = parser.parse_args()

@@ -96,6 +96,23 @@ def test_the_password_comes_from_pgpassword_or_pgpass(
     assert emulators.PG_PASSWORD not in by_env.stderr + by_file.stderr
 
 
+def test_libpq_parameters_pass_through_and_a_bad_one_fails_at_once(
+    server: emulators.PostgresServer, schema: str
+) -> None:
+    store = open_state_store(server.uri(schema) + "&options=-c%20synchronous_commit%3Doff")
+    try:
+        assert store._run("show", lambda c: c.execute(  # type: ignore[attr-defined]
+            "SHOW synchronous_commit").fetchone()[0]) == "off"
+    finally:
+        store.close()
+    t0 = time.monotonic()
+    with pytest.raises(ConfigError, match="unrecognized configuration parameter"):
+        open_state_store(server.uri(schema) + "&options=-c%20nosuch%3D1")
+    with pytest.raises(ConfigError, match="invalid sslmode"):
+        open_state_store(server.uri(schema) + "&sslmode=bogus")
+    assert time.monotonic() - t0 < 10.0  # not retried as if the server were away
+
+
 # -- schema ----------------------------------------------------------------------------------
 def _open_and_version(uri: str, start_at: float) -> int:
     delay = start_at - time.time()

@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from docfleet import clock
 from docfleet.errors import ConfigError, DocfleetError, MissingExtraError, RunNotFoundError
@@ -208,15 +208,21 @@ def _psycopg() -> Any:
     return psycopg
 
 
-def _permanent_login_error(exc: BaseException) -> bool:
-    """Errors no retry fixes: a refused login, an unknown role or database."""
+#: Server refusals at connect that a retry can outlive (a restart, a full server).
+_TRANSIENT_FATAL = ("starting up", "shutting down", "in recovery", "too many clients",
+                    "connection slots", "administrator command", "not yet accepting")
+
+
+def _permanent_connect_error(exc: BaseException) -> bool:
+    """Errors no retry fixes: a refused login, an unknown role or database, a parameter
+    the server or libpq rejects. A refused, reset or timed-out connection is not one."""
     sqlstate = getattr(exc, "sqlstate", None) or ""
+    if sqlstate.startswith("28") or sqlstate == "3D000":
+        return True
     text = str(exc).lower()
-    return sqlstate.startswith("28") or sqlstate == "3D000" or any(
-        needle in text for needle in (
-            "password authentication failed", "no password supplied",
-            "authentication failed", "does not exist", "pg_hba.conf",
-        ))
+    if "fatal:" in text:
+        return not any(needle in text for needle in _TRANSIENT_FATAL)
+    return "connection is bad" in text and "invalid" in text
 
 
 def postgres_transient(exc: BaseException) -> bool:
@@ -226,7 +232,7 @@ def postgres_transient(exc: BaseException) -> bool:
     if isinstance(exc, psycopg.errors.TransactionRollback):
         return True
     if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
-        return not _permanent_login_error(exc)
+        return not _permanent_connect_error(exc)
     return False
 
 
@@ -315,10 +321,11 @@ class PostgresStateStore:
         try:
             return self._policy.call(attempt, op)
         except psycopg.Error as exc:
-            if isinstance(exc, psycopg.OperationalError) and _permanent_login_error(exc):
+            if isinstance(exc, psycopg.OperationalError) and _permanent_connect_error(exc):
                 raise ConfigError(
                     f"state store {self.uri} refused the connection: {one_line(exc)}",
-                    "check the user, database and password (URI, PGPASSWORD or ~/.pgpass)",
+                    "check the user, database, password (URI, PGPASSWORD or ~/.pgpass) and "
+                    "the URI's parameters",
                 ) from None
             raise DocfleetError(f"state store {self.uri} {op} failed: {one_line(exc)}",
                                 "check the schema and the user's privileges") from None
@@ -763,7 +770,8 @@ def open_postgres_store(parsed: ParsedURI) -> PostgresStateStore:
     schema = query.get("schema", DEFAULT_SCHEMA)
     retry = query.get("retry_seconds")
     libpq = [(k, v) for k, v in parse_qsl(parts.query) if k not in _OWN_PARAMS]
-    conninfo = urlunsplit(("postgresql", parts.netloc, parts.path, urlencode(libpq), ""))
+    conninfo = urlunsplit(("postgresql", parts.netloc, parts.path,
+                           urlencode(libpq, quote_via=quote), ""))
     try:
         retry_seconds = float(retry) if retry else None
     except ValueError:
