@@ -1,6 +1,7 @@
 """The long chaos run (issue 9): every fault scenario of ``tests/chaos/chaoslib.py``, N
-rounds on each state backend (SQLite, the Firestore emulator, the DynamoDB emulator),
-with seeded randomness. Prints a table and writes ``bench/results/chaos.json``:
+rounds on each state backend of the registry (SQLite, the Firestore emulator, the DynamoDB
+emulator, a PostgreSQL server), with seeded randomness. Prints a table and writes
+``bench/results/chaos.json``:
 scenario x backend -> rounds, units, kills, recovered, lost (must be 0), double-completed
 (must be 0), time to recover (p50/p99).
 
@@ -30,8 +31,11 @@ import chaoslib  # noqa: E402
 from chaoslib import Result, Stack, pct  # noqa: E402
 
 import emulators  # noqa: E402
+from backends import STATE_URI_MAKERS  # noqa: E402
+from docfleet.state.registry import BACKENDS as REGISTRY  # noqa: E402
+from docfleet.state.registry import backend as registered  # noqa: E402
 
-BACKENDS = ("sqlite", "firestore", "dynamodb")
+BACKENDS = tuple(b.scheme for b in REGISTRY)
 
 
 class Stacks:
@@ -42,26 +46,20 @@ class Stacks:
         self.exits = exits
         self.emulators: dict[str, emulators.Emulator] = {}
 
-    def _emulator(self, backend: str) -> emulators.Emulator:
-        if backend not in self.emulators:
-            start = emulators.start_firestore if backend == "firestore" else emulators.start_moto
-            emulator = start()
-            self.exits.callback(emulator.stop)
-            self.emulators[backend] = emulator
-        return self.emulators[backend]
+    def _emulator(self, fixture: str) -> emulators.Emulator:
+        if fixture not in self.emulators:
+            emulator = emulators.STARTERS[fixture]()
+            self.exits.callback(emulators.discard, emulator)
+            self.emulators[fixture] = emulator
+        return self.emulators[fixture]
 
     def new(self, backend: str) -> Stack:
         root = self.scratch / f"{backend}-{uuid.uuid4().hex[:8]}"
         root.mkdir(parents=True)
         out = f"file://{root / 'out'}"
-        if backend == "sqlite":
-            return Stack(backend, f"sqlite:///{root / 'state.db'}", out, root)
-        emulator = self._emulator(backend)
-        if backend == "firestore":
-            state = emulators.firestore_uri(emulator, f"c{uuid.uuid4().hex[:10]}-")
-        else:
-            state = emulators.make_dynamodb_table(emulator, f"chaos-{uuid.uuid4().hex[:10]}")
-        return Stack(backend, state, out, root, emulator)
+        fixture = registered(backend).test_server
+        emulator = self._emulator(fixture) if fixture else None
+        return Stack(backend, STATE_URI_MAKERS[backend](emulator, root), out, root, emulator)
 
 
 def summarize(results: list[Result]) -> dict:

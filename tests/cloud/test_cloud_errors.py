@@ -14,7 +14,7 @@ import pytest
 import emulators
 from docfleet.blob import open_blob_store
 from docfleet.errors import MissingExtraError
-from docfleet.state import open_state_store
+from docfleet.state import open_state_store, registry
 from fleet import cli
 
 
@@ -23,6 +23,7 @@ from fleet import cli
     [
         ("dynamodb://t?region=us-east-1", "boto3", "aws"),
         ("firestore://p?prefix=x-", "google.cloud.firestore", "gcp"),
+        ("postgresql://u@127.0.0.1:1/db", "psycopg", "postgres"),
         ("s3://bucket/x", "boto3", "aws"),
         ("gs://bucket/x", "google.cloud.storage", "gcp"),
     ],
@@ -34,8 +35,7 @@ def test_a_missing_sdk_names_the_extra_to_install(
     parent, _, child = module.rpartition(".")
     if parent in sys.modules:  # `from google.cloud import x` would find the attribute
         monkeypatch.delattr(sys.modules[parent], child, raising=False)
-    opener = open_state_store if uri.split(":")[0] in ("dynamodb", "firestore") else \
-        open_blob_store
+    opener = open_state_store if uri.split(":")[0] in registry.schemes() else open_blob_store
     with pytest.raises(MissingExtraError, match=rf"docfleet\[{extra}\]"):
         opener(uri)
 

@@ -24,7 +24,7 @@ from docfleet.identity import task_identity
 from docfleet.manifest import sha256
 from docfleet.packs import load_pack
 from docfleet.settings import Settings, load_settings
-from docfleet.state import open_state_store
+from docfleet.state import open_state_store, registry
 from docfleet.worker import Worker
 
 TASKS = 3
@@ -64,8 +64,7 @@ def test_three_workers_make_one_claim_span_per_claim_and_one_part_span_per_part(
         state=state_uri, out=f"file://{tmp_path / 'out'}",
         lease_seconds=5, heartbeat_seconds=0.05, linger_seconds=1,
     )
-    system = {"sqlite": "sqlite", "firestore": "gcp.firestore",
-              "dynamodb": "aws.dynamodb"}[state_uri.split(":", 1)[0]]
+    system = registry.backend(state_uri.split(":", 1)[0]).db_system
     codes: dict[int, int] = {}
     threads = [threading.Thread(target=_task, args=(settings, i, codes)) for i in range(TASKS)]
     for t in threads:

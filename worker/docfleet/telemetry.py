@@ -324,15 +324,13 @@ def log_fields() -> dict[str, Any]:
     }
 
 
-_DB_SYSTEMS = {"sqlite": "sqlite", "firestore": "gcp.firestore", "dynamodb": "aws.dynamodb"}
-
-
 @functools.lru_cache(maxsize=8)
 def db_attributes(state_uri: str) -> dict[str, Any]:
     """OpenTelemetry database attributes of a state store (``db.system.name``,
     ``db.namespace``) from its URI, without credentials."""
-    scheme = urlsplit(state_uri).scheme
-    return {"db.system.name": _DB_SYSTEMS.get(scheme, scheme),
+    from docfleet.state.registry import db_system
+
+    return {"db.system.name": db_system(urlsplit(state_uri).scheme),
             "db.namespace": safe_uri(state_uri)}
 
 

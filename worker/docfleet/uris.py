@@ -1,15 +1,16 @@
 """Backend URIs. A backend is chosen by its URI scheme, so moving a run from a laptop to a
-fleet is a config change: ``sqlite://`` → ``firestore://`` / ``dynamodb://`` and
-``file://`` → ``gs://`` / ``s3://``."""
+fleet is a config change: ``sqlite://`` → ``firestore://`` / ``dynamodb://`` /
+``postgresql://`` and ``file://`` → ``gs://`` / ``s3://``. The state schemes come from
+the backend registry (:mod:`docfleet.state.registry`); ``STATE_SCHEMES`` reads it."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from docfleet.errors import ConfigError
 
-STATE_SCHEMES = ("sqlite", "firestore", "dynamodb")
 BLOB_SCHEMES = ("file", "gs", "s3")
 
 
@@ -45,3 +46,13 @@ def redact(uri: str) -> str:
     parts = urlsplit(uri)
     netloc = parts.netloc.rsplit("@", 1)[-1]
     return f"{parts.scheme}://{netloc}{parts.path}"
+
+
+def __getattr__(name: str) -> Any:
+    """``STATE_SCHEMES``: the registry's schemes, read lazily (the registry's package
+    imports this module)."""
+    if name == "STATE_SCHEMES":
+        from docfleet.state.registry import schemes
+
+        return schemes()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -179,8 +179,17 @@ class Worker:
                 continue
             wait = min(backoff.next(), left + 0.01)
             opcount.mark("idle_ms", int(wait * 1000))
-            self.stop.wait(wait)
+            self._idle_wait(wait)
         return self._signal_exit()
+
+    def _idle_wait(self, seconds: float) -> None:
+        """Wait ``seconds`` for peers' units, or less: a store that can signal returned
+        work (``wait_for_work``: PostgreSQL's LISTEN/NOTIFY) wakes the task at once."""
+        wait_for_work = getattr(self.store, "wait_for_work", None)
+        if wait_for_work is None or self.stop.is_set():
+            self.stop.wait(seconds)
+            return
+        wait_for_work(self.spec.run_id, seconds)
 
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM

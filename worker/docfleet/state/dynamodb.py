@@ -1009,7 +1009,7 @@ class DynamoDBStateStore:
         self._client.close()
 
 
-def open_dynamodb_store(parsed: ParsedURI) -> DynamoDBStateStore:
+def open_dynamodb_store(parsed: ParsedURI, *, create: bool = True) -> DynamoDBStateStore:
     """Open ``dynamodb://TABLE?region=…&endpoint=…[&retry_seconds=…]``. The endpoint
     defaults to ``AWS_ENDPOINT_URL_DYNAMODB`` / the AWS default."""
     if not parsed.netloc:

@@ -882,7 +882,7 @@ class FirestoreStateStore:
         self._client.close()
 
 
-def open_firestore_store(parsed: ParsedURI) -> FirestoreStateStore:
+def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> FirestoreStateStore:
     """Open ``firestore://PROJECT[/DATABASE]?prefix=…``. ``?emulator=HOST:PORT`` (tests)
     is the same as ``FIRESTORE_EMULATOR_HOST``."""
     if not parsed.netloc:

@@ -38,6 +38,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
+from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
 
@@ -610,3 +611,21 @@ class SQLiteStateStore:
             conn.close()
             self._local.conn = None
 
+
+
+def open_sqlite_store(parsed: ParsedURI, *, create: bool = True) -> SQLiteStateStore:
+    """Open ``sqlite:///relative/path`` or ``sqlite:////absolute/path`` (SQLAlchemy's
+    convention). Raises :class:`ConfigError` for a URI with a host part or that names no
+    file; with ``create=False``, :class:`RunNotFoundError` for a file that does not exist."""
+    if parsed.netloc:
+        raise ConfigError(
+            f"state URI {parsed.raw!r} has a host part ({parsed.netloc!r}); SQLite is a local file",
+            "use sqlite:///relative/state.db or sqlite:////absolute/state.db",
+        )
+    path = parsed.path[1:]
+    if not path or path.endswith("/"):
+        raise ConfigError(
+            f"state URI {parsed.raw!r} names no database file",
+            "use sqlite:///relative/state.db or sqlite:////absolute/state.db",
+        )
+    return SQLiteStateStore(path, create=create)

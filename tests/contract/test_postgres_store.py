@@ -1,0 +1,262 @@
+"""What the PostgreSQL state store promises beyond the shared contract suite, through a
+real throw-away PostgreSQL server (``tests/emulators.py``): credentials from the URI,
+PGPASSWORD or .pgpass and never shown; a versioned schema created once under a race; one
+clock (the database's) for leases; claims that never wait on a peer's lock; the heartbeat
+on its own connection; LISTEN/NOTIFY for idle waiting; an outage ridden out, and a store
+that stays away ending in one line and exit 4."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from racers import race
+
+import emulators
+from backends import server_for
+from docfleet import clock
+from docfleet.errors import ConfigError, StoreUnavailableError
+from docfleet.models import RunSpec
+from docfleet.planner import plan_units
+from docfleet.state import open_state_store
+from docfleet.state.postgres import SCHEMA_VERSION, PostgresStateStore
+from fleet import cli
+
+LEASE = 30.0
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest) -> emulators.PostgresServer:
+    return server_for(request, "postgresql")  # type: ignore[return-value]
+
+
+@pytest.fixture
+def schema() -> str:
+    return f"t_{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def store(server: emulators.PostgresServer, schema: str) -> Iterator[PostgresStateStore]:
+    s = open_state_store(server.uri(schema))
+    assert isinstance(s, PostgresStateStore)
+    yield s
+    s.close()
+
+
+def _planned(store: PostgresStateStore, units: int = 4) -> str:
+    run_id = f"r-{uuid.uuid4().hex[:8]}"
+    spec = RunSpec(run_id=run_id, total=units, unit_size=1, pack="bench")
+    assert store.create_run(spec, "p", clock.now()).won
+    store.put_units(run_id, plan_units(spec))
+    assert store.mark_planned(run_id, "p", clock.now())
+    return run_id
+
+
+def _no_password_uri(server: emulators.PostgresServer, schema: str) -> str:
+    return f"postgresql://{emulators.PG_USER}@127.0.0.1:{server.port}/postgres?schema={schema}"
+
+
+# -- credentials ----------------------------------------------------------------------------
+def test_the_password_never_appears_in_the_store_uri_spans_or_errors(
+    store: PostgresStateStore, server: emulators.PostgresServer, schema: str
+) -> None:
+    from docfleet import telemetry
+
+    assert emulators.PG_PASSWORD not in store.uri
+    assert store.uri == _no_password_uri(server, schema)
+    assert emulators.PG_PASSWORD not in str(telemetry.db_attributes(server.uri(schema)))
+    wrong = server.uri(schema).replace(emulators.PG_PASSWORD, "wrong-" + emulators.PG_PASSWORD)
+    result = cli("status", "any-run", "--state", wrong, timeout=60)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr and "password authentication failed" in result.stderr
+    assert emulators.PG_PASSWORD not in result.stdout + result.stderr
+    assert len([line for line in result.stderr.splitlines() if line.strip()]) == 1
+
+
+def test_the_password_comes_from_pgpassword_or_pgpass(
+    server: emulators.PostgresServer, schema: str, tmp_path: Path, run_id: str
+) -> None:
+    uri = _no_password_uri(server, schema)
+    env = {"PGPASSWORD": emulators.PG_PASSWORD, "PGPASSFILE": str(tmp_path / "none")}
+    by_env = cli("status", run_id, "--state", uri, env=env, timeout=60)
+    assert by_env.returncode == 2 and "does not exist" in by_env.stderr, by_env.stderr
+    pgpass = tmp_path / "pgpass"
+    pgpass.write_text(f"127.0.0.1:{server.port}:*:{emulators.PG_USER}:{emulators.PG_PASSWORD}\n")
+    pgpass.chmod(0o600)
+    base = {k: v for k, v in os.environ.items() if k != "PGPASSWORD"}
+    by_file = cli("status", run_id, "--state", uri, env={**base, "PGPASSFILE": str(pgpass)},
+                  timeout=60)
+    assert by_file.returncode == 2 and "does not exist" in by_file.stderr, by_file.stderr
+    assert emulators.PG_PASSWORD not in by_env.stderr + by_file.stderr
+
+
+def test_libpq_parameters_pass_through_and_a_bad_one_fails_at_once(
+    server: emulators.PostgresServer, schema: str
+) -> None:
+    store = open_state_store(server.uri(schema) + "&options=-c%20synchronous_commit%3Doff")
+    try:
+        assert store._run("show", lambda c: c.execute(  # type: ignore[attr-defined]
+            "SHOW synchronous_commit").fetchone()[0]) == "off"
+    finally:
+        store.close()
+    t0 = time.monotonic()
+    with pytest.raises(ConfigError, match="unrecognized configuration parameter"):
+        open_state_store(server.uri(schema) + "&options=-c%20nosuch%3D1")
+    with pytest.raises(ConfigError, match="invalid sslmode"):
+        open_state_store(server.uri(schema) + "&sslmode=bogus")
+    assert time.monotonic() - t0 < 10.0  # not retried as if the server were away
+
+
+# -- schema ----------------------------------------------------------------------------------
+def _open_and_version(uri: str, start_at: float) -> int:
+    delay = start_at - time.time()
+    if delay > 0:
+        time.sleep(delay)
+    store = open_state_store(uri)
+    try:
+        return store.schema_version()  # type: ignore[attr-defined,no-any-return]
+    finally:
+        store.close()
+
+
+def test_eight_processes_create_the_schema_once_and_it_is_versioned(
+    server: emulators.PostgresServer, schema: str, pool
+) -> None:
+    versions = race(pool, _open_and_version, [(server.uri(schema),)] * 8)
+    assert versions == [SCHEMA_VERSION] * 8
+    with psycopg.connect(server.dsn) as conn:
+        tables = {r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+            (schema,))}
+    assert {"meta", "runs", "units", "spend", "ledger", "reservations",
+            "quarantine"} <= tables
+
+
+def test_a_newer_schema_is_refused_with_a_clear_error(
+    store: PostgresStateStore, server: emulators.PostgresServer, schema: str
+) -> None:
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        conn.execute(f"UPDATE {schema}.meta SET value = '99' WHERE key = 'schema_version'")
+    with pytest.raises(ConfigError, match="schema version 99, newer"):
+        open_state_store(server.uri(schema))
+
+
+def test_a_bad_schema_name_or_uri_is_one_clear_error(server: emulators.PostgresServer) -> None:
+    with pytest.raises(ConfigError, match="not a schema name"):
+        open_state_store(server.uri("bad-name;drop"))
+    with pytest.raises(ConfigError, match="names no host or database"):
+        open_state_store("postgresql://u@127.0.0.1:5432/")
+
+
+# -- one clock -------------------------------------------------------------------------------
+def test_leases_are_judged_by_the_database_clock_not_a_skewed_writer(
+    store: PostgresStateStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_id = _planned(store, units=1)
+    claim = store.claim_next_unit(run_id, "honest", 0, LEASE, clock.now())
+    assert claim is not None
+    monkeypatch.setattr(clock, "_SKEW", 10 * LEASE)  # this writer's clock runs far ahead
+    assert store.reclaim_expired_units(run_id, 3, clock.now()) == 0
+    assert store.claim_next_unit(run_id, "skewed", 0, LEASE, clock.now()) is None
+    unit = store.units(run_id)[0]
+    assert unit.lease_owner == claim.token
+    # times handed back are on the caller's clock: the skewed caller sees the lease ahead
+    assert unit.lease_expires_at == pytest.approx(clock.now() + LEASE, abs=5)
+    monkeypatch.setattr(clock, "_SKEW", 0.0)
+    assert store.complete_unit(claim, "a" * 64, clock.now())
+
+
+# -- claims and connections ------------------------------------------------------------------
+def test_a_claim_skips_a_unit_locked_by_a_peer_instead_of_waiting(
+    store: PostgresStateStore, server: emulators.PostgresServer, schema: str
+) -> None:
+    run_id = _planned(store, units=2)
+    with psycopg.connect(server.dsn) as peer:  # a transaction holding unit 0's row lock
+        peer.execute(f"SELECT 1 FROM {schema}.units WHERE run_id = %s AND idx = 0 FOR UPDATE",
+                     (run_id,))
+        t0 = time.monotonic()
+        claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+        waited = time.monotonic() - t0
+        peer.rollback()
+    assert claim is not None and claim.unit_index == 1
+    assert waited < 5.0  # it did not wait for the peer's transaction
+
+
+def test_the_heartbeat_renews_on_its_own_connection(
+    store: PostgresStateStore, server: emulators.PostgresServer
+) -> None:
+    run_id = _planned(store, units=1)
+    claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+    assert claim is not None
+    renewed: list[object] = []
+    t = threading.Thread(target=lambda: renewed.append(
+        store.renew_lease(claim, LEASE, clock.now())))
+    t.start()
+    t.join(30)
+    assert renewed and renewed[0] is not None
+    with psycopg.connect(server.dsn) as conn:
+        names = [r[0] for r in conn.execute(
+            "SELECT application_name FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+            " AND application_name LIKE 'docfleet-%%'")]
+    assert names.count("docfleet-main") >= 1 and names.count("docfleet-heartbeat") >= 1
+
+
+def test_an_idle_task_is_woken_by_notify_when_work_returns(
+    store: PostgresStateStore, server: emulators.PostgresServer, schema: str
+) -> None:
+    run_id = _planned(store, units=1)
+    claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+    assert claim is not None
+    assert store.wait_for_work(run_id, 0.2) is False  # nothing happened: a timeout
+    peer = open_state_store(server.uri(schema))
+    woke: list[tuple[bool, float]] = []
+
+    def waiter() -> None:
+        t0 = time.monotonic()
+        woke.append((store.wait_for_work(run_id, 20.0), time.monotonic() - t0))
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    time.sleep(0.5)
+    try:
+        assert peer.release_unit(claim, clock.now())
+    finally:
+        peer.close()
+    thread.join(30)
+    assert woke and woke[0][0] is True and woke[0][1] < 10.0, woke
+    assert store.claim_next_unit(run_id, "w2", 0, LEASE, clock.now()) is not None
+
+
+# -- outages ---------------------------------------------------------------------------------
+def test_a_server_restart_is_ridden_out_and_the_data_survives() -> None:
+    server = emulators.start_postgres()
+    try:
+        store = open_state_store(server.uri("outage"))
+        run_id = _planned(store, units=2)  # type: ignore[arg-type]
+        server.stop()  # a real outage: the server is down, connections are gone
+        threading.Timer(3.0, server.start).start()
+        t0 = time.monotonic()
+        claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+        assert claim is not None and time.monotonic() - t0 >= 2.0
+        assert store.complete_unit(claim, "a" * 64, clock.now())
+        assert store.progress(run_id).as_dict()["DONE"] == 1
+        store.close()
+    finally:
+        emulators.discard(server)
+
+
+def test_a_store_that_stays_away_is_one_line_and_exit_4() -> None:
+    port = emulators.free_port()  # nothing listens there
+    uri = f"postgresql://u@127.0.0.1:{port}/db?schema=s&retry_seconds=2"
+    with pytest.raises(StoreUnavailableError, match="over 2s"):
+        open_state_store(uri)
+    result = cli("status", "some-run", "--state", uri, timeout=60)
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert len([line for line in result.stderr.splitlines() if line.strip()]) == 1

@@ -1,0 +1,790 @@
+"""The PostgreSQL state store: ``postgresql://USER@HOST:PORT/DB?schema=S`` (psycopg 3).
+
+* **One clock.** Leases, plan heartbeats and reservation expiries are judged by the
+  database's ``now()``, so writers' clock skew does not matter. The protocol's ``now``
+  arguments are read *relative to the caller's own clock* (:func:`docfleet.clock.now`):
+  the store works at ``db_now() + (now - clock.now())``, which is the database's clock for a
+  live caller and keeps an explicit clock (the contract suite's) meaningful. Times handed
+  back (claims, runs, units) are converted to the caller's clock the same way.
+* **Claims** are one statement: ``SELECT … FOR UPDATE SKIP LOCKED`` from the task's hint
+  (wrapping around), taking an expired lease first (reclaim inside the claim; a unit out of
+  attempts goes FAILED in the same statement). A claim never waits on a peer's lock and
+  never loses a race. Renew, complete, fail and release are conditional on the claim token.
+* **Ledger**: the spend rollup per (run, model) and a per-run ``ledger`` row (settled total
+  and reserved sum). A reservation locks that row, so concurrent reservations serialise and
+  spent + reserved never passes the cap.
+* **Connections**: one per task, plus one for the lease heartbeat (``renew_lease``), each
+  opened lazily and re-opened after a drop. A transient error (connection refused or
+  reset, server shutting down, deadlock, serialisation failure) is retried bounded and
+  jittered (:mod:`docfleet.retry`), then :class:`StoreUnavailableError` (exit 4).
+* **Schema** ``S`` (default ``docfleet``) is created at first use under an advisory lock,
+  idempotently, and versioned in ``S.meta`` (:data:`SCHEMA_VERSION`, :data:`MIGRATIONS`).
+* **Idle waiting**: transitions that put work back in the pool ``NOTIFY`` the schema's
+  channel; :meth:`PostgresStateStore.wait_for_work` ``LISTEN``s instead of sleeping.
+
+The password comes from the URI, ``PGPASSWORD`` or ``~/.pgpass`` (libpq's rules) and never
+appears in :attr:`PostgresStateStore.uri`, logs or errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
+
+from docfleet import clock
+from docfleet.errors import ConfigError, DocfleetError, MissingExtraError, RunNotFoundError
+from docfleet.models import Claim, Progress, Run, RunSpec, RunState, Unit, UnitState
+from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
+from docfleet.uris import ParsedURI
+
+T = TypeVar("T")
+
+#: The schema version this code writes and reads; ``S.meta`` records the database's.
+SCHEMA_VERSION = 1
+
+#: version -> DDL that brings a schema from ``version - 1`` to ``version``. Append only.
+MIGRATIONS: dict[int, str] = {
+    1: """
+CREATE TABLE runs (
+    run_id text PRIMARY KEY,
+    params text NOT NULL,
+    fingerprint text NOT NULL,
+    max_attempts integer NOT NULL,
+    state text NOT NULL,
+    planned boolean NOT NULL DEFAULT false,
+    planner text NOT NULL,
+    plan_heartbeat double precision NOT NULL,
+    created_at double precision NOT NULL,
+    updated_at double precision NOT NULL
+);
+CREATE TABLE units (
+    run_id text NOT NULL,
+    idx integer NOT NULL,
+    start bigint NOT NULL,
+    count integer NOT NULL,
+    state text NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    generation integer NOT NULL DEFAULT 0,
+    lease_owner text,
+    lease_expires_at double precision,
+    last_error text,
+    claimed_at double precision,
+    finished_at double precision,
+    part_sha256 text,
+    worked_by text,
+    PRIMARY KEY (run_id, idx)
+);
+CREATE INDEX units_pending ON units (run_id, idx) WHERE state = 'PENDING';
+CREATE INDEX units_running ON units (run_id, lease_expires_at) WHERE state = 'RUNNING';
+CREATE INDEX units_by_state ON units (run_id, state);
+CREATE TABLE spend (
+    run_id text NOT NULL,
+    model text NOT NULL,
+    nano bigint NOT NULL,
+    PRIMARY KEY (run_id, model)
+);
+CREATE TABLE ledger (
+    run_id text PRIMARY KEY,
+    spent bigint NOT NULL DEFAULT 0,
+    reserved bigint NOT NULL DEFAULT 0
+);
+CREATE TABLE reservations (
+    run_id text NOT NULL,
+    rid text NOT NULL,
+    nano bigint NOT NULL,
+    expires_at double precision NOT NULL,
+    PRIMARY KEY (run_id, rid)
+);
+CREATE TABLE quarantine (
+    run_id text NOT NULL,
+    provider text NOT NULL,
+    PRIMARY KEY (run_id, provider)
+);
+""",
+}
+
+DEFAULT_SCHEMA = "docfleet"
+_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
+#: Query parameters that are docfleet's, not libpq's.
+_OWN_PARAMS = ("schema", "retry_seconds")
+#: The database's clock, epoch seconds; ``+ %(now)s`` shifts it to the caller's ``now``.
+_DB_NOW = "extract(epoch from now())::float8"
+_ERROR_LIMIT = 2000
+
+# The claim (see the module docstring): one statement, never waits on a lock.
+_CLAIM_SQL = f"""
+WITH run AS (SELECT max_attempts FROM runs WHERE run_id = %(run)s),
+t AS (SELECT {_DB_NOW} + %(now)s AS now),
+spent AS (
+    SELECT e.idx FROM units e, run, t
+    WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_expires_at < t.now
+      AND e.attempts >= run.max_attempts
+    FOR UPDATE OF e SKIP LOCKED
+),
+failed AS (
+    UPDATE units u SET state = 'FAILED',
+        last_error = 'lease expired after ' || u.attempts || ' attempts (last owner '
+                     || u.lease_owner || ')',
+        finished_at = t.now, lease_owner = NULL, lease_expires_at = NULL
+    FROM spent, t WHERE u.run_id = %(run)s AND u.idx = spent.idx
+),
+expired AS (
+    SELECT e.idx FROM units e, run, t
+    WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_expires_at < t.now
+      AND e.attempts < run.max_attempts
+    ORDER BY e.lease_expires_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED
+),
+above AS (
+    SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx >= %(hint)s
+    ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED
+),
+below AS (
+    SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx < %(hint)s
+    ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED
+),
+pick AS (
+    SELECT idx FROM expired UNION ALL SELECT idx FROM above UNION ALL SELECT idx FROM below
+    LIMIT 1
+)
+UPDATE units u SET state = 'RUNNING', attempts = u.attempts + 1,
+    generation = u.generation + 1,
+    lease_owner = %(owner)s || '#u' || u.idx || '.g' || (u.generation + 1),
+    lease_expires_at = t.now + %(lease)s, claimed_at = t.now, worked_by = %(owner)s
+FROM pick, t, run
+WHERE u.run_id = %(run)s AND u.idx = pick.idx
+RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner
+"""
+
+_RECLAIM_SQL = f"""
+WITH t AS (SELECT {_DB_NOW} + %(now)s AS now),
+e AS (
+    SELECT x.idx FROM units x, t
+    WHERE x.run_id = %(run)s AND x.state = 'RUNNING' AND x.lease_expires_at < t.now
+    FOR UPDATE OF x SKIP LOCKED
+)
+UPDATE units u SET
+    state = CASE WHEN u.attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,
+    last_error = CASE WHEN u.attempts >= %(max)s
+        THEN 'lease expired after ' || u.attempts || ' attempts (last owner '
+             || u.lease_owner || ')'
+        ELSE u.last_error END,
+    finished_at = CASE WHEN u.attempts >= %(max)s THEN t.now ELSE u.finished_at END,
+    lease_owner = NULL, lease_expires_at = NULL
+FROM e, t WHERE u.run_id = %(run)s AND u.idx = e.idx
+RETURNING u.state
+"""
+
+_FENCE = (" WHERE run_id = %(run)s AND idx = %(idx)s AND state = 'RUNNING'"
+          " AND lease_owner = %(token)s")
+
+# Times read back are shifted to the caller's clock: column - db now (+ local, in Python).
+_RUN_SELECT = f"""
+SELECT run_id, params, fingerprint, state, planned, planner,
+    plan_heartbeat - {_DB_NOW} AS plan_heartbeat, created_at - {_DB_NOW} AS created_at,
+    updated_at - {_DB_NOW} AS updated_at
+FROM runs WHERE run_id = %s
+"""
+_UNIT_SELECT = f"""
+SELECT run_id, idx, start, count, state, attempts, generation, lease_owner,
+    lease_expires_at - {_DB_NOW} AS lease_expires_at, last_error,
+    claimed_at - {_DB_NOW} AS claimed_at, finished_at - {_DB_NOW} AS finished_at,
+    part_sha256, worked_by
+FROM units WHERE run_id = %s ORDER BY idx
+"""
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise MissingExtraError("the postgresql:// state store", "postgres") from None
+    return psycopg
+
+
+#: Server refusals at connect that a retry can outlive (a restart, a full server).
+_TRANSIENT_FATAL = ("starting up", "shutting down", "in recovery", "too many clients",
+                    "connection slots", "administrator command", "not yet accepting")
+
+
+def _permanent_connect_error(exc: BaseException) -> bool:
+    """Errors no retry fixes: a refused login, an unknown role or database, a parameter
+    the server or libpq rejects. A refused, reset or timed-out connection is not one."""
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    if sqlstate.startswith("28") or sqlstate == "3D000":
+        return True
+    text = str(exc).lower()
+    if "fatal:" in text:
+        return not any(needle in text for needle in _TRANSIENT_FATAL)
+    return "connection is bad" in text and "invalid" in text
+
+
+def postgres_transient(exc: BaseException) -> bool:
+    """Whether ``exc`` is worth retrying: the connection (refused, reset, closed, server
+    shutting down or starting up) or a transaction conflict (deadlock, serialisation)."""
+    psycopg = _psycopg()
+    if isinstance(exc, psycopg.errors.TransactionRollback):
+        return True
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return not _permanent_connect_error(exc)
+    return False
+
+
+class _Connection:
+    """One lazily opened connection, its lock, and its re-opening after a drop."""
+
+    def __init__(self, store: PostgresStateStore, role: str) -> None:
+        self.store = store
+        self.role = role
+        self.lock = threading.RLock()
+        self.conn: Any = None
+
+    def get(self) -> Any:
+        if self.conn is not None and (self.conn.closed or self.conn.broken):
+            self.discard()
+        if self.conn is None:
+            self.conn = self.store._connect(self.role)
+        return self.conn
+
+    def discard(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):  # a broken connection may fail to close
+                conn.close()
+
+
+class PostgresStateStore:
+    """:class:`~docfleet.state.base.StateStore` over one PostgreSQL schema (protocol as of
+    ``state/base.py``: coordination + ledger). Safe to share between the threads of one
+    task: each connection is used by one thread at a time."""
+
+    #: A claim skips locked rows instead of racing for them: it never loses a race.
+    lost_races = 0
+
+    def __init__(self, conninfo: str, *, schema: str = DEFAULT_SCHEMA, display_uri: str,
+                 retry_seconds: float | None = None, connect_timeout: float = 10.0) -> None:
+        self._psycopg = _psycopg()
+        if not _SCHEMA_NAME.match(schema):
+            raise ConfigError(f"state URI {display_uri!r}: '{schema}' is not a schema name",
+                              "use ?schema= with letters, digits and _ (at most 48)")
+        self._conninfo = conninfo
+        self.schema = schema
+        self.uri = display_uri
+        self.channel = f"docfleet_{schema}".lower()
+        self.connect_timeout = connect_timeout
+        self.retry_seconds = retry_seconds if retry_seconds is not None else default_bound()
+        self._policy = RetryPolicy(
+            f"state store {display_uri}", postgres_transient, bound=self.retry_seconds,
+            hint="check that the PostgreSQL server is up and reachable, or raise "
+                 "DOCFLEET_STORE_RETRY_SECONDS",
+        )
+        self._main = _Connection(self, "main")
+        self._beat = _Connection(self, "heartbeat")
+        self._listening = False
+        self._call("open", self._main, self._ensure_schema)
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _connect(self, role: str) -> Any:
+        psycopg = self._psycopg
+        conn = psycopg.connect(
+            self._conninfo, autocommit=True, connect_timeout=int(self.connect_timeout),
+            application_name=f"docfleet-{role}", keepalives=1, keepalives_idle=10,
+            keepalives_interval=3, keepalives_count=3, tcp_user_timeout=30000,
+        )
+        conn.execute(psycopg.sql.SQL("SET search_path TO {}").format(
+            psycopg.sql.Identifier(self.schema)))
+        if role == "main":
+            self._listening = False
+        return conn
+
+    def _call(self, op: str, holder: _Connection, fn: Callable[[Any], T]) -> T:
+        """Run ``fn(connection)`` under the retry policy; a dropped connection is re-opened
+        on the next attempt. A permanent error becomes one clear line."""
+        psycopg = self._psycopg
+
+        def attempt() -> T:
+            with holder.lock:
+                conn = holder.get()
+                try:
+                    return fn(conn)
+                except psycopg.Error:
+                    if conn.closed or conn.broken:
+                        holder.discard()
+                    raise
+
+        try:
+            return self._policy.call(attempt, op)
+        except psycopg.Error as exc:
+            if isinstance(exc, psycopg.OperationalError) and _permanent_connect_error(exc):
+                raise ConfigError(
+                    f"state store {self.uri} refused the connection: {one_line(exc)}",
+                    "check the user, database, password (URI, PGPASSWORD or ~/.pgpass) and "
+                    "the URI's parameters",
+                ) from None
+            raise DocfleetError(f"state store {self.uri} {op} failed: {one_line(exc)}",
+                                "check the schema and the user's privileges") from None
+
+    def _run(self, op: str, fn: Callable[[Any], T]) -> T:
+        return self._call(op, self._main, fn)
+
+    def _tx(self, op: str, fn: Callable[[Any], T]) -> T:
+        """``fn`` inside one transaction (retried whole)."""
+
+        def body(conn: Any) -> T:
+            with conn.transaction():
+                return fn(conn)
+
+        return self._run(op, body)
+
+    def _ensure_schema(self, conn: Any) -> None:
+        """Create or migrate the schema, idempotently, one process at a time."""
+        psycopg = self._psycopg
+        sql, ident = psycopg.sql.SQL, psycopg.sql.Identifier(self.schema)
+        try:
+            row = conn.execute(sql("SELECT value FROM {}.meta WHERE key = 'schema_version'")
+                               .format(ident)).fetchone()
+            if row is not None and int(row[0]) == SCHEMA_VERSION:
+                return
+        except psycopg.errors.UndefinedTable:
+            pass
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"docfleet:{self.schema}",))
+            conn.execute(sql("CREATE SCHEMA IF NOT EXISTS {}").format(ident))
+            conn.execute(sql("CREATE TABLE IF NOT EXISTS {}.meta (key text PRIMARY KEY,"
+                             " value text NOT NULL)").format(ident))
+            row = conn.execute(sql("SELECT value FROM {}.meta WHERE key = 'schema_version'")
+                               .format(ident)).fetchone()
+            current = int(row[0]) if row else 0
+            if current > SCHEMA_VERSION:
+                raise ConfigError(
+                    f"state store {self.uri} has schema version {current}, newer than this "
+                    f"docfleet's {SCHEMA_VERSION}",
+                    "upgrade docfleet, or use another ?schema=",
+                )
+            for version in range(current + 1, SCHEMA_VERSION + 1):
+                for stmt in MIGRATIONS[version].split(";"):
+                    if stmt.strip():
+                        conn.execute(stmt)
+            conn.execute(sql("INSERT INTO {}.meta (key, value) VALUES ('schema_version', %s)"
+                             " ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+                         .format(ident), (str(SCHEMA_VERSION),))
+
+    def schema_version(self) -> int:
+        """The schema version the database records."""
+        row = self._run("schema_version", lambda c: c.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'").fetchone())
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def _at(t: float) -> float:
+        """``t`` (caller's clock) as an offset from the caller's clock now: the SQL adds
+        it to the database's ``now()``."""
+        return t - clock.now()
+
+    def _notify(self, conn: Any, run_id: str) -> None:
+        conn.execute("SELECT pg_notify(%s, %s)", (self.channel, run_id))
+
+    # -- runs -------------------------------------------------------------------------
+    def _run_from_row(self, row: Any, local: float) -> Run:
+        record = dict(zip(("run_id", "params", "fingerprint", "state", "planned", "planner",
+                           "plan_heartbeat", "created_at", "updated_at"), row, strict=True))
+        for key in ("plan_heartbeat", "created_at", "updated_at"):
+            record[key] = float(record[key]) + local
+        return Run.from_record(record)
+
+    def _get_run(self, conn: Any, run_id: str) -> Run | None:
+        local = clock.now()
+        row = conn.execute(_RUN_SELECT, (run_id,)).fetchone()
+        return self._run_from_row(row, local) if row else None
+
+    def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
+        params = json.dumps(spec.parameters(), sort_keys=True)
+
+        def body(conn: Any) -> CreateResult:
+            won = conn.execute(
+                "INSERT INTO runs (run_id, params, fingerprint, max_attempts, state, planned,"
+                " planner, plan_heartbeat, created_at, updated_at)"
+                f" SELECT %(run)s, %(params)s, %(fp)s, %(max)s, %(state)s, false, %(planner)s,"
+                f" t, t, t FROM (SELECT {_DB_NOW} + %(now)s AS t) x"
+                " ON CONFLICT (run_id) DO NOTHING RETURNING 1",
+                {"run": spec.run_id, "params": params, "fp": spec.fingerprint(),
+                 "max": spec.max_attempts, "state": RunState.PENDING.value,
+                 "planner": planner, "now": self._at(now)},
+            ).fetchone() is not None
+            run = self._get_run(conn, spec.run_id)
+            assert run is not None
+            if not won:
+                check_fingerprint(run, spec)
+            return CreateResult(won, run)
+
+        return self._run("create_run", body)
+
+    def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
+        return self._run("take_over_plan", lambda c: c.execute(
+            f"UPDATE runs SET planner = %(p)s, plan_heartbeat = {_DB_NOW} + %(now)s,"
+            f" updated_at = {_DB_NOW} + %(now)s"
+            f" WHERE run_id = %(run)s AND NOT planned AND plan_heartbeat < {_DB_NOW} + %(stale)s",
+            {"p": planner, "now": self._at(now), "run": run_id, "stale": self._at(stale_before)},
+        ).rowcount == 1)
+
+    def touch_plan(self, run_id: str, planner: str, now: float) -> bool:
+        return self._run("touch_plan", lambda c: c.execute(
+            f"UPDATE runs SET plan_heartbeat = {_DB_NOW} + %(now)s"
+            " WHERE run_id = %(run)s AND planner = %(p)s AND NOT planned",
+            {"now": self._at(now), "run": run_id, "p": planner},
+        ).rowcount == 1)
+
+    def put_units(self, run_id: str, units: Iterable[Unit]) -> None:
+        rows = [(u.index, u.start, u.count) for u in units]
+        if not rows:
+            return
+        idx, start, count = (list(col) for col in zip(*rows, strict=True))
+        self._run("put_units", lambda c: c.execute(
+            "INSERT INTO units (run_id, idx, start, count, state)"
+            " SELECT %s, i, s, n, 'PENDING' FROM unnest(%s::int[], %s::bigint[], %s::int[])"
+            " AS x(i, s, n) ORDER BY i ON CONFLICT (run_id, idx) DO NOTHING",
+            (run_id, idx, start, count),
+        ))
+
+    def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
+        def body(conn: Any) -> bool:
+            ok = conn.execute(
+                "UPDATE runs SET planned = true, state = CASE WHEN state = 'PENDING'"
+                f" THEN 'RUNNING' ELSE state END, updated_at = {_DB_NOW} + %(now)s"
+                " WHERE run_id = %(run)s AND planner = %(p)s AND NOT planned",
+                {"now": self._at(now), "run": run_id, "p": planner},
+            ).rowcount == 1
+            if ok:
+                self._notify(conn, run_id)
+            return ok
+
+        return self._run("mark_planned", body)
+
+    def get_run(self, run_id: str) -> Run | None:
+        return self._run("get_run", lambda c: self._get_run(c, run_id))
+
+    def set_run_state(
+        self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
+    ) -> bool:
+        allowed = [s.value for s in expected] if expected is not None else None
+
+        def body(conn: Any) -> bool:
+            changed = conn.execute(
+                f"UPDATE runs SET state = %(state)s, updated_at = {_DB_NOW} + %(now)s"
+                " WHERE run_id = %(run)s AND state <> %(state)s"
+                " AND (%(allowed)s::text[] IS NULL OR state = ANY(%(allowed)s::text[]))",
+                {"state": state.value, "now": self._at(now), "run": run_id,
+                 "allowed": allowed},
+            ).rowcount == 1
+            if not changed and conn.execute(
+                "SELECT 1 FROM runs WHERE run_id = %s", (run_id,)
+            ).fetchone() is None:
+                raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
+            return changed
+
+        return self._run("set_run_state", body)
+
+    # -- units ------------------------------------------------------------------------
+    def claim_next_unit(
+        self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
+    ) -> Claim | None:
+        row = self._run("claim_next_unit", lambda c: c.execute(_CLAIM_SQL, {
+            "run": run_id, "owner": owner, "hint": hint, "lease": float(lease_seconds),
+            "now": self._at(now)}).fetchone())
+        if row is None:
+            return None
+        idx, start, count, attempts, token = row
+        return Claim(run_id=run_id, unit_index=idx, start=start, count=count, token=token,
+                     attempts=attempts, lease_expires_at=now + lease_seconds)
+
+    def _fenced(self, op: str, claim: Claim, set_sql: str, params: dict[str, Any],
+                holder: _Connection | None = None, notify: str | None = None) -> bool:
+        values = {**params, "run": claim.run_id, "idx": claim.unit_index,
+                  "token": claim.token}
+        returning = f" RETURNING {notify}" if notify else ""
+
+        def body(conn: Any) -> bool:
+            row = conn.execute(f"UPDATE units SET {set_sql}{_FENCE}{returning}",
+                               values)
+            if row.rowcount != 1:
+                return False
+            if notify and row.fetchone()[0]:
+                self._notify(conn, claim.run_id)
+            return True
+
+        return self._call(op, holder or self._main, body)
+
+    def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
+        """Fenced; runs on the heartbeat's own connection."""
+        if not self._fenced("renew_lease", claim,
+                            f"lease_expires_at = {_DB_NOW} + %(now)s + %(lease)s",
+                            {"now": self._at(now), "lease": float(lease_seconds)},
+                            holder=self._beat):
+            return None
+        return Claim(**{**claim.__dict__, "lease_expires_at": now + lease_seconds})
+
+    def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
+        return self._fenced(
+            "complete_unit", claim,
+            f"state = 'DONE', part_sha256 = %(sha)s, finished_at = {_DB_NOW} + %(now)s,"
+            " lease_owner = NULL, lease_expires_at = NULL, last_error = NULL",
+            {"sha": part_sha256, "now": self._at(now)},
+        )
+
+    def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
+        return self._fenced(
+            "fail_unit", claim,
+            "state = CASE WHEN attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,"
+            f" finished_at = CASE WHEN attempts >= %(max)s THEN {_DB_NOW} + %(now)s"
+            " ELSE finished_at END,"
+            " last_error = %(error)s, lease_owner = NULL, lease_expires_at = NULL",
+            {"max": max_attempts, "now": self._at(now), "error": error[:_ERROR_LIMIT]},
+            notify="state = 'PENDING'",
+        )
+
+    def release_unit(self, claim: Claim, now: float) -> bool:
+        return self._fenced(
+            "release_unit", claim,
+            "state = 'PENDING', attempts = GREATEST(attempts - 1, 0),"
+            " lease_owner = NULL, lease_expires_at = NULL",
+            {}, notify="true",
+        )
+
+    def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
+        def body(conn: Any) -> int:
+            states = [r[0] for r in conn.execute(_RECLAIM_SQL, {
+                "run": run_id, "now": self._at(now), "max": max_attempts}).fetchall()]
+            if UnitState.PENDING.value in states:
+                self._notify(conn, run_id)
+            return len(states)
+
+        return self._run("reclaim_expired_units", body)
+
+    def reset_failed_units(self, run_id: str, now: float) -> int:
+        def body(conn: Any) -> int:
+            n = conn.execute(
+                "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL"
+                " WHERE run_id = %s AND state = 'FAILED'", (run_id,)).rowcount
+            if n:
+                self._notify(conn, run_id)
+            return int(n)
+
+        return self._run("reset_failed_units", body)
+
+    def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
+        wanted = sorted({int(i) for i in indexes})
+
+        def body(conn: Any) -> int:
+            n = conn.execute(
+                "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL,"
+                " part_sha256 = NULL, last_error = %s WHERE run_id = %s"
+                " AND idx = ANY(%s::int[]) AND state IN ('DONE', 'FAILED')",
+                (reason[:_ERROR_LIMIT], run_id, wanted)).rowcount
+            if n:
+                self._notify(conn, run_id)
+            return int(n)
+
+        return self._run("reopen_units", body)
+
+    def progress(self, run_id: str) -> Progress:
+        rows = self._run("progress", lambda c: c.execute(
+            "SELECT state, count(*) FROM units WHERE run_id = %s GROUP BY state", (run_id,)
+        ).fetchall())
+        return Progress({UnitState(state): int(n) for state, n in rows})
+
+    def units(self, run_id: str) -> list[Unit]:
+        def body(conn: Any) -> tuple[float, list[Any]]:
+            local = clock.now()
+            return local, conn.execute(_UNIT_SELECT, (run_id,)).fetchall()
+
+        local, rows = self._run("units", body)
+
+        def shift(value: float | None) -> float | None:
+            return None if value is None else float(value) + local
+
+        return [
+            Unit(run_id=r[0], index=r[1], start=r[2], count=r[3], state=UnitState(r[4]),
+                 attempts=r[5], generation=r[6], lease_owner=r[7],
+                 lease_expires_at=shift(r[8]), last_error=r[9], claimed_at=shift(r[10]),
+                 finished_at=shift(r[11]), part_sha256=r[12], worked_by=r[13])
+            for r in rows
+        ]
+
+    def wait_for_work(self, run_id: str, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds until a transition puts work of ``run_id`` back
+        in the pool (a plan landing, a release, a failure to retry, a reclaim, a resume),
+        by ``LISTEN``; returns whether one was signalled. A notification that arrives
+        between the caller's last claim and this call is not lost (the connection is
+        listening from its first wait on)."""
+        deadline = time.monotonic() + max(0.0, float(timeout))
+
+        def body(conn: Any) -> bool:
+            if not self._listening:
+                conn.execute(self._psycopg.sql.SQL("LISTEN {}").format(
+                    self._psycopg.sql.Identifier(self.channel)))
+                self._listening = True
+            while (left := deadline - time.monotonic()) > 0:
+                # another run's notification does not end the wait
+                if any(n.payload == run_id for n in conn.notifies(timeout=left, stop_after=1)):
+                    return True
+            return False
+
+        return self._run("wait_for_work", body)
+
+    # -- spend and quarantine ---------------------------------------------------------
+    @staticmethod
+    def _lock_ledger(conn: Any, run_id: str) -> tuple[int, int]:
+        conn.execute("INSERT INTO ledger (run_id) VALUES (%s) ON CONFLICT DO NOTHING", (run_id,))
+        spent, reserved = conn.execute(
+            "SELECT spent, reserved FROM ledger WHERE run_id = %s FOR UPDATE", (run_id,)
+        ).fetchone()
+        return int(spent), int(reserved)
+
+    @staticmethod
+    def _add_spend(conn: Any, run_id: str, spend: Mapping[str, int]) -> None:
+        """Add ``spend`` per model and to the ledger's total (ledger row locked first)."""
+        total = sum(int(v) for v in spend.values())
+        conn.execute("UPDATE ledger SET spent = spent + %s WHERE run_id = %s", (total, run_id))
+        models = sorted(spend)
+        conn.execute(
+            "INSERT INTO spend (run_id, model, nano) SELECT %s, m, n"
+            " FROM unnest(%s::text[], %s::bigint[]) AS x(m, n)"
+            " ON CONFLICT (run_id, model) DO UPDATE SET nano = spend.nano + excluded.nano",
+            (run_id, models, [int(spend[m]) for m in models]),
+        )
+
+    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
+        def body(conn: Any) -> None:
+            self._lock_ledger(conn, run_id)
+            self._add_spend(conn, run_id, {model: int(nano_dollars)})
+
+        self._tx("add_spend", body)
+
+    def total_spend(self, run_id: str) -> int:
+        row = self._run("total_spend", lambda c: c.execute(
+            "SELECT spent FROM ledger WHERE run_id = %s", (run_id,)).fetchone())
+        return int(row[0]) if row else 0
+
+    def spend_by_model(self, run_id: str) -> dict[str, int]:
+        rows = self._run("spend_by_model", lambda c: c.execute(
+            "SELECT model, nano FROM spend WHERE run_id = %s AND model <> %s",
+            (run_id, TOTAL_SPEND_KEY)).fetchall())
+        return {model: int(nano) for model, nano in rows}
+
+    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
+        names = sorted(set(providers))
+        if names:
+            self._run("quarantine_providers", lambda c: c.execute(
+                "INSERT INTO quarantine (run_id, provider) SELECT %s, p FROM unnest(%s::text[])"
+                " AS x(p) ON CONFLICT DO NOTHING", (run_id, names)))
+
+    def quarantined_providers(self, run_id: str) -> set[str]:
+        rows = self._run("quarantined_providers", lambda c: c.execute(
+            "SELECT provider FROM quarantine WHERE run_id = %s", (run_id,)).fetchall())
+        return {r[0] for r in rows}
+
+    # -- fleet budget -----------------------------------------------------------------
+    def reserve_budget(
+        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
+    ) -> bool:
+        """One transaction holding the run's ledger row: idempotent per id, and granted only
+        if spent + reserved + ``nano`` <= ``cap_nano``."""
+
+        def body(conn: Any) -> bool:
+            spent, reserved = self._lock_ledger(conn, run_id)
+            if conn.execute("SELECT 1 FROM reservations WHERE run_id = %s AND rid = %s",
+                            (run_id, reservation_id)).fetchone():
+                return True
+            if spent + reserved + int(nano) > int(cap_nano):
+                return False
+            conn.execute("UPDATE ledger SET reserved = reserved + %s WHERE run_id = %s",
+                         (int(nano), run_id))
+            conn.execute(
+                "INSERT INTO reservations (run_id, rid, nano, expires_at)"
+                f" VALUES (%s, %s, %s, {_DB_NOW} + %s)",
+                (run_id, reservation_id, int(nano), self._at(expires_at)))
+            return True
+
+        return self._tx("reserve_budget", body)
+
+    def settle_reservation(
+        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
+    ) -> bool:
+        def body(conn: Any) -> bool:
+            self._lock_ledger(conn, run_id)
+            row = conn.execute("DELETE FROM reservations WHERE run_id = %s AND rid = %s"
+                               " RETURNING nano", (run_id, reservation_id)).fetchone()
+            if row is not None:
+                conn.execute("UPDATE ledger SET reserved = reserved - %s WHERE run_id = %s",
+                             (int(row[0]), run_id))
+            self._add_spend(conn, run_id, spend)
+            return row is not None
+
+        return self._tx("settle_reservation", body)
+
+    def release_expired_reservations(self, run_id: str, now: float) -> int:
+        def body(conn: Any) -> int:
+            self._lock_ledger(conn, run_id)
+            held = [int(r[0]) for r in conn.execute(
+                "DELETE FROM reservations WHERE run_id = %s"
+                f" AND expires_at < {_DB_NOW} + %s RETURNING nano",
+                (run_id, self._at(now))).fetchall()]
+            if held:
+                conn.execute("UPDATE ledger SET reserved = reserved - %s WHERE run_id = %s",
+                             (sum(held), run_id))
+            return len(held)
+
+        return self._tx("release_expired_reservations", body)
+
+    def budget_state(self, run_id: str) -> BudgetState:
+        row = self._run("budget_state", lambda c: c.execute(
+            "SELECT l.spent, l.reserved, (SELECT count(*) FROM reservations r"
+            " WHERE r.run_id = l.run_id) FROM ledger l WHERE l.run_id = %s",
+            (run_id,)).fetchone())
+        return BudgetState(*(int(v) for v in row)) if row else BudgetState(0, 0, 0)
+
+    def close(self) -> None:
+        for holder in (self._main, self._beat):
+            with holder.lock:
+                holder.discard()
+
+
+def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresStateStore:
+    """Open ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?schema=S[&retry_seconds=N]``;
+    other query parameters (``sslmode=…``) go to libpq. The password may instead come from
+    ``PGPASSWORD`` or ``~/.pgpass``. Raises :class:`ConfigError` for a URI without a host or
+    database, :class:`MissingExtraError` without psycopg."""
+    parts = urlsplit(parsed.raw)
+    host = parts.hostname
+    database = parts.path.strip("/")
+    if not host or not database or "/" in database:
+        raise ConfigError(f"state URI {display_uri(parsed.raw)!r} names no host or database",
+                          "use postgresql://USER@HOST:5432/DB?schema=docfleet")
+    query = dict(parse_qsl(parts.query))
+    schema = query.get("schema", DEFAULT_SCHEMA)
+    retry = query.get("retry_seconds")
+    libpq = [(k, v) for k, v in parse_qsl(parts.query) if k not in _OWN_PARAMS]
+    conninfo = urlunsplit(("postgresql", parts.netloc, parts.path,
+                           urlencode(libpq, quote_via=quote), ""))
+    try:
+        retry_seconds = float(retry) if retry else None
+    except ValueError:
+        raise ConfigError(f"state URI {display_uri(parsed.raw)!r}: retry_seconds={retry!r} "
+                          "is not a number", "use e.g. retry_seconds=60") from None
+    return PostgresStateStore(conninfo, schema=schema, display_uri=display_uri(parsed.raw),
+                              retry_seconds=retry_seconds)
+
+
+def display_uri(uri: str) -> str:
+    """``uri`` without its password (and without libpq parameters): safe for logs."""
+    parts = urlsplit(uri)
+    user = f"{parts.username}@" if parts.username else ""
+    port = f":{parts.port}" if parts.port else ""
+    schema = dict(parse_qsl(parts.query)).get("schema", DEFAULT_SCHEMA)
+    return f"postgresql://{user}{parts.hostname or ''}{port}{parts.path}?schema={schema}"

@@ -1,0 +1,86 @@
+"""The one list of state-store backends. Everything that depends on which backends exist
+reads it: URI parsing and settings validation (:func:`schemes`), :func:`open_state_store`,
+telemetry's ``db.system.name``, the tests' contract and chaos suites and the benches
+(through :attr:`StateBackend.test_server`).
+
+Adding a backend is one module with an ``open_…(parsed, *, create) -> StateStore`` function, one
+:class:`StateBackend` entry below, and its test-server hook in ``tests/emulators.py`` /
+``tests/backends.py``. Opening is lazy: a backend's module (and its SDK) is imported only
+when a URI of its scheme is opened.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from docfleet.errors import ConfigError
+
+if TYPE_CHECKING:
+    from docfleet.state.base import StateStore
+    from docfleet.uris import ParsedURI
+
+
+@dataclass(frozen=True)
+class StateBackend:
+    """One state-store backend.
+
+    ``opener`` is ``"module:function"``, the function taking a :class:`ParsedURI` (and
+    ``create``: false for read-only commands) and
+    returning a :class:`StateStore` (it raises :class:`ConfigError` for a bad URI and
+    :class:`MissingExtraError` naming ``extra`` when the SDK is missing). ``db_system`` is
+    the OpenTelemetry ``db.system.name``. ``test_server`` names the pytest session fixture
+    of ``tests/emulators.py`` that serves the backend in tests (``None``: nothing to start).
+    """
+
+    scheme: str
+    opener: str
+    db_system: str
+    extra: str | None
+    test_server: str | None
+    example: str
+
+    def open(self, parsed: ParsedURI, *, create: bool = True) -> StateStore:
+        """Import the backend's module and open the store ``parsed`` names; ``create=False``
+        (read-only commands) must not create anything."""
+        module, _, function = self.opener.partition(":")
+        opener = getattr(importlib.import_module(module), function)
+        return opener(parsed, create=create)  # type: ignore[no-any-return]
+
+
+BACKENDS: tuple[StateBackend, ...] = (
+    StateBackend("sqlite", "docfleet.state.sqlite:open_sqlite_store", "sqlite", None, None,
+                 "sqlite:///.docfleet/state.db"),
+    StateBackend("firestore", "docfleet.state.firestore:open_firestore_store",
+                 "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P"),
+    StateBackend("dynamodb", "docfleet.state.dynamodb:open_dynamodb_store", "aws.dynamodb",
+                 "aws", "moto_emulator", "dynamodb://TABLE?region=R"),
+    StateBackend("postgresql", "docfleet.state.postgres:open_postgres_store", "postgresql",
+                 "postgres", "postgres_server", "postgresql://USER@HOST:5432/DB?schema=S"),
+)
+
+_BY_SCHEME = {b.scheme: b for b in BACKENDS}
+
+
+def schemes() -> tuple[str, ...]:
+    """Every state URI scheme, in registry order."""
+    return tuple(_BY_SCHEME)
+
+
+def backend(scheme: str) -> StateBackend:
+    """The backend of ``scheme``. Raises :class:`ConfigError` naming the schemes that
+    exist."""
+    try:
+        return _BY_SCHEME[scheme.lower()]
+    except KeyError:
+        raise ConfigError(
+            f"unknown state store URI scheme '{scheme}://'",
+            f"the schemes that exist are: {', '.join(s + '://' for s in _BY_SCHEME)}",
+        ) from None
+
+
+def db_system(scheme: str) -> str:
+    """The OpenTelemetry ``db.system.name`` of ``scheme`` (the scheme itself if unknown)."""
+    entry = _BY_SCHEME.get(scheme.lower())
+    return entry.db_system if entry else scheme
