@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -37,14 +37,16 @@ from docfleet.packs.invoice.golden import field_rows, invoice_row, line_rows, wo
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import TABLES
-from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.render.browser import Chromium, Job, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
 from docfleet.render.layout import PX_TO_PT, Box
 from docfleet.render.pdf import check_pdf, normalise_pdf
-from docfleet.render.scan import scan_pdf
 from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
+
+if TYPE_CHECKING:  # imported where used: `docfleet run` loads this pack only to check
+    # options, and a clean-only task never scans
+    from docfleet.packs.invoice.source import InvoiceSource
 
 RESULT_TIMEOUT = 120.0
 #: documents per block (and at most per ``page.pdf`` call). Part of what a document's
@@ -70,6 +72,8 @@ class InvoiceSession:
         """``chromium``: a browser to borrow (not closed by :meth:`close`); by default the
         session starts its own on first use."""
         self.options = options
+        from docfleet.packs.invoice.source import InvoiceSource
+
         self.source = InvoiceSource(options)
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
@@ -173,6 +177,8 @@ class InvoiceSession:
         size = (width * PX_TO_PT, height * PX_TO_PT)
         carry = None
         if invoice.condition == "scan":
+            from docfleet.render.scan import scan_pdf
+
             pdf, params, sizes = scan_pdf(pdf, document_seed(run_id, invoice.document) ^ 0x5CA9)
             size = sizes[0]
 
@@ -225,6 +231,8 @@ class InvoicePack:
         return parse_options(options).to_dict()
 
     def source(self, options: Mapping[str, Any]) -> InvoiceSource:
+        from docfleet.packs.invoice.source import InvoiceSource
+
         return InvoiceSource(parse_options(options))
 
     def choose_archetype(self, record: Invoice) -> str:
