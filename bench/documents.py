@@ -250,7 +250,8 @@ def main() -> None:
     parser.add_argument("--chromium", default="default",
                         help="comma list of DOCFLEET_CHROMIUM_PATH values for the fleet "
                              "runs; 'default' leaves it unset (the settings' default)")
-    parser.add_argument("--floor", default="/usr/lib/chromium/chromium-headless-shell,/usr/bin/chromium",
+    parser.add_argument("--floor",
+                        default="/usr/lib/chromium/chromium-headless-shell,/usr/bin/chromium",
                         help="executables for the bare-Chromium floor ('' to skip)")
     parser.add_argument("--floor-batch", default="1,10",
                         help="documents per page.pdf call for the floor")

@@ -19,6 +19,7 @@ fails is printed again, then one document at a time, so a broken document fails 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import Sequence
@@ -159,6 +160,17 @@ class Chromium:
             raise
         return page
 
+    async def _replace(self, page: Any) -> Any:
+        """A fresh page instead of ``page`` (kept if the browser cannot open one)."""
+        try:
+            fresh = await self._browser.new_page()
+        except Exception:
+            return page
+        self._loaded.discard(page)
+        with contextlib.suppress(Exception):  # a crashed page: nothing left to close
+            await page.close()
+        return fresh
+
     async def _print_once(self, jobs: Sequence[Job], pdf: bool) -> list[Printed | None]:
         width, height = jobs[0].width, jobs[0].height
         page = await self._page(width, height)
@@ -168,6 +180,9 @@ class Chromium:
                 "width": width, "height": height})
             data = await page.pdf(prefer_css_page_size=True, print_background=True) \
                 if pdf else None
+        except Exception:
+            page = await self._replace(page)  # a page that failed may be broken
+            raise
         finally:
             self._free.put_nowait(page)
         docs = json.loads(raw)
