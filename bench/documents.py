@@ -304,23 +304,36 @@ def main() -> None:
             summary.append(row)
     report["fleet"] = results
     report["summary"] = summary
-    best_floor = {f["executable"]: f["ms_per_document"] for f in floors if f["batch"] == 1}
-    floor_ms = min(best_floor.values()) if best_floor else None
-    report["floor_ms"] = floor_ms
+    default_exe = subprocess.run(
+        [sys.executable, "-c", "from docfleet.settings import load_settings; "
+         "print(load_settings().chromium_path)"], capture_output=True, text=True).stdout.strip()
+    report["default_chromium"] = default_exe
+    real = {f["executable"]: os.path.realpath(f["executable"]) for f in floors}
+
+    def floor_of(chromium: str, batch: int) -> float | None:
+        exe = os.path.realpath(default_exe if chromium == "default" else chromium)
+        return next((f["ms_per_document"] for f in floors
+                     if real[f["executable"]] == exe and f["batch"] == batch), None)
+
+    batches = sorted({f["batch"] for f in floors})
     cols = ["chromium", "mode", "CPU ms/doc", "fixed CPU s",
             *(f"docs/s {t} task{'s' if t > 1 else ''}" for t in tasks)]
     rows = []
     for row in summary:
-        if floor_ms and row["mode"] == "pdf-clean" and "cpu_ms_per_document" in row:
-            row["ratio_to_floor"] = round(row["cpu_ms_per_document"] / floor_ms, 2)
+        for batch in batches:
+            ms = floor_of(row["chromium"], batch)
+            if ms and row["mode"] == "pdf-clean" and "cpu_ms_per_document" in row:
+                row.setdefault("ratio_to_floor", {})[str(batch)] = {
+                    "floor_ms": ms, "ratio": round(row["cpu_ms_per_document"] / ms, 2)}
         rows.append([row["chromium"], row["mode"], f"{row.get('cpu_ms_per_document', '-')}",
                      f"{row.get('fixed_cpu_s', '-')}",
                      *(f"{row[f'documents_per_s_{t}_tasks']:.2f}" for t in tasks)])
     table(console, f"docfleet run ({args.label}): whole-tree CPU and speed", cols, rows)
     for row in summary:
-        if "ratio_to_floor" in row:
-            console.print(f"{row['chromium']}: clean PDF CPU/doc = {row['ratio_to_floor']}x "
-                          f"the bare floor ({floor_ms} ms)")
+        for batch, r in row.get("ratio_to_floor", {}).items():
+            console.print(f"{row['chromium']}: clean PDF CPU/doc = {r['ratio']}x the bare "
+                          f"floor of its Chromium with {batch} per page.pdf "
+                          f"({r['floor_ms']} ms)")
     report["machine"]["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
