@@ -59,6 +59,16 @@ async ({docs, extract, width, height}) => {
      .docfleet-doc + .docfleet-doc { break-before: page; }`;
   document.body.replaceChildren();
   const parser = new DOMParser();
+  // a document's html/body/:root rules style its shadow host (nested @media rules too)
+  const rootOrBody = /(?<![\w.#:[-])(html|body)(?![\w-])|:root\b/g;
+  const toHost = (rules) => {
+    for (const rule of Array.from(rules)) {
+      if (rule.selectorText && rule.selectorText.match(rootOrBody)) {
+        rule.selectorText = rule.selectorText.replace(rootOrBody, ':host');
+      }
+      if (rule.cssRules) toHost(rule.cssRules);
+    }
+  };
   const roots = [];
   const titles = [];
   for (const html of docs) {
@@ -70,11 +80,7 @@ async ({docs, extract, width, height}) => {
     document.body.appendChild(host);
     for (const style of Array.from(parsed.querySelectorAll('style'))) {
       root.appendChild(style);
-      for (const rule of Array.from(style.sheet ? style.sheet.cssRules : [])) {
-        if (rule.selectorText && /\b(html|body)\b/.test(rule.selectorText)) {
-          rule.selectorText = rule.selectorText.replace(/\b(html|body)\b/g, ':host');
-        }
-      }
+      if (style.sheet) toHost(style.sheet.cssRules);
     }
     root.append(...Array.from(parsed.body.childNodes));
     roots.push(root);
