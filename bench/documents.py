@@ -1,14 +1,20 @@
-"""Invoice generation speed on this machine: documents/s for ``html`` and ``pdf`` (clean
-and scan) with 1 and 2 local tasks, ms per stage (record, HTML, PDF, scan, shard write),
-and what the renderer's page concurrency gains; prints tables and writes
-``bench/results/documents.json``.
+"""What a document costs: whole-process-tree CPU per document (marginal) and per run
+(fixed) for ``html``, clean and scanned PDFs, documents/s with 1 and 2 tasks, and the
+bare-Chromium floor (one reused page printing the same invoice) measured in the same
+sitting; prints tables and writes ``bench/results/documents.json``.
 
-    python bench/documents.py                        # defaults: 120 PDFs per fleet run
-    python bench/documents.py --docs 60 --pages 1,2,3,4 --tasks 1,2
+    python bench/documents.py                           # defaults: 30 and 90 PDFs
+    python bench/documents.py --small 20 --large 60 --chromium default,/usr/bin/chromium
+    PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
+        --out bench/results/documents-base.json         # the same bench on other code
 
-Fleet figures are wall time of a real ``docfleet run --tasks N`` (process start, Chromium
-launch, planning and the root manifest included); the stage and page figures run in this
-process against one Chromium. The load average is recorded because the machine is shared.
+CPU is counted for the whole tree (launcher, tasks, Chromium and its renderers): each
+measured command runs in a cgroup of its own (cgroup v1 ``cpuacct`` or v2 ``cpu.stat``,
+when this process may create one, e.g. as root), else by polling ``/proc`` for every
+descendant (short-lived processes can then be missed: the JSON says which was used).
+Marginal CPU per document is ``(cpu(large) - cpu(small)) / (large - small)`` of real
+one-task ``docfleet run``s; fixed CPU is what remains of the small run. The bench imports
+nothing from docfleet itself, so ``PYTHONPATH`` can point it at another checkout.
 """
 
 from __future__ import annotations
@@ -17,26 +23,17 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
-
-from docfleet.packs.invoice.context import build_context, page_size
-from docfleet.packs.invoice.options import parse_options
-from docfleet.packs.invoice.pack import InvoiceSession
-from docfleet.packs.invoice.schema import TABLES
-from docfleet.render.browser import Chromium
-from docfleet.render.html import render_html
-from docfleet.render.scan import scan_pdf
-from docfleet.settings import load_settings
-from docfleet.shards import shard_bytes
 
 RESULTS = Path(__file__).parent / "results"
 MODES = {
@@ -44,143 +41,299 @@ MODES = {
     "pdf-clean": ["--option", "conditions=clean"],
     "pdf-scan": ["--option", "conditions=scan"],
 }
+TICK = os.sysconf("SC_CLK_TCK")
+
+#: one reused page printing the same invoice again and again (argv: executable, prints,
+#: batch); prints the chromium version. Imports docfleet only to build the invoice HTML.
+FLOOR_SCRIPT = r"""
+import asyncio, re, sys
+from playwright.async_api import async_playwright
+from docfleet.packs.invoice.context import page_size
+from docfleet.packs.invoice.options import parse_options
+from docfleet.packs.invoice.pack import InvoiceSession
+
+exe, prints, batch = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+session = InvoiceSession(parse_options({"conditions": "clean", "lines": "4-10"}), exe, 1)
+invoice, html, _, _ = session.prepare("bench-floor", 0)
+if batch > 1:  # the same document B times in one page.pdf: its pages repeated
+    head, rest = html.split("<body>", 1)
+    body, tail = rest.rsplit("</body>", 1)
+    html = head + "<body>" + body * batch + "</body>" + tail
+width, height = page_size(invoice)
+
+async def main():
+    pw = await async_playwright().start()
+    browser = await pw.chromium.launch(executable_path=exe, headless=True,
+                                       args=["--no-sandbox", "--disable-gpu"])
+    page = await browser.new_page(viewport={"width": width, "height": height})
+    for _ in range(prints):
+        await page.set_content(html, wait_until="load")
+        await page.pdf(prefer_css_page_size=True, print_background=True)
+    print(browser.version)
+    await browser.close()
+    await pw.stop()
+
+asyncio.run(main())
+"""
 
 
-def stages(chromium: Chromium, docs: int) -> dict[str, float]:
-    """Mean ms per document of each stage, one document at a time (no overlap)."""
-    session = InvoiceSession(parse_options({"conditions": "clean"}), chromium.executable, 1,
-                             chromium=chromium)
-    times: dict[str, list[float]] = {k: [] for k in ("record", "html", "pdf", "scan", "rows")}
-    rows: dict[str, list] = {t: [] for t in TABLES}
-    list(session.render("bench-warm", range(16)))  # Faker locales, templates, browser
-    for index in range(docs):
-        t0 = time.perf_counter()
-        invoice = session.source.generate("bench-stages", index)
-        t1 = time.perf_counter()
-        context = build_context(invoice)
-        html, _ = render_html(f"invoice/{invoice.archetype}.html.j2", context)
-        t2 = time.perf_counter()
-        width, height = page_size(invoice)
-        printed_pdf = chromium.submit(html, width, height).result()
-        t3 = time.perf_counter()
-        assert printed_pdf.pdf is not None
-        scan_pdf(printed_pdf.pdf, index)
-        t4 = time.perf_counter()
-        times["record"].append(t1 - t0)
-        times["html"].append(t2 - t1)
-        times["pdf"].append(t3 - t2)
-        times["scan"].append(t4 - t3)
-    for doc in session.render("bench-stages", range(docs)):
-        for table, table_rows in doc.rows.items():
-            rows[table].extend(table_rows)
-    t0 = time.perf_counter()
-    for table, schema in TABLES.items():
-        shard_bytes(schema, rows[table])
-    shard_ms = (time.perf_counter() - t0) * 1000 / docs
-    out = {k: statistics.mean(v) * 1000 for k, v in times.items() if v}
-    out["shard_write"] = shard_ms
-    return out
+class CgroupMeter:
+    """Runs a command in a fresh cgroup and returns its CPU seconds (all descendants,
+    exited ones included)."""
 
+    def __init__(self, root: Path, v2: bool) -> None:
+        self.root, self.v2 = root, v2
 
-def pages_in_flight(executable: str, docs: int, choices: list[int], repeat: int
-                    ) -> dict[int, float]:
-    """Median clean PDFs/s of one session keeping ``n`` pages busy, for each ``n``; the
-    settings are interleaved ``repeat`` times so a shared machine's drift hits them all."""
-    samples: dict[int, list[float]] = {n: [] for n in choices}
-    for _ in range(repeat):
-        for n in choices:
-            chromium = Chromium(executable, n)
-            session = InvoiceSession(parse_options({"conditions": "clean"}), executable, n,
-                                     chromium=chromium)
+    @classmethod
+    def find(cls) -> CgroupMeter | None:
+        candidates = [(Path("/sys/fs/cgroup/cpuacct"), False), (Path("/sys/fs/cgroup"), True)]
+        for root, v2 in candidates:
+            probe = root / f"docfleet-bench-probe-{os.getpid()}"
+            usage = probe / ("cpu.stat" if v2 else "cpuacct.usage")
             try:
-                list(session.render("bench-warm", range(n)))
-                t0 = time.perf_counter()
-                count = sum(1 for _ in session.render("bench-pages", range(docs)))
-                samples[n].append(count / (time.perf_counter() - t0))
-            finally:
-                session.close()
-                chromium.close()
-    return {n: statistics.median(v) for n, v in samples.items()}
+                probe.mkdir()
+            except OSError:
+                continue
+            ok = usage.exists()
+            probe.rmdir()
+            if ok:
+                return cls(root, v2)
+        return None
+
+    @property
+    def method(self) -> str:
+        return "cgroup v2 cpu.stat" if self.v2 else "cgroup v1 cpuacct.usage"
+
+    def _usage(self, group: Path) -> float:
+        if self.v2:
+            for line in (group / "cpu.stat").read_text().splitlines():
+                key, value = line.split()
+                if key == "usage_usec":
+                    return int(value) / 1e6
+            raise RuntimeError("cpu.stat has no usage_usec")
+        return int((group / "cpuacct.usage").read_text()) / 1e9
+
+    def run(self, cmd: list[str], **kw: Any) -> tuple[subprocess.CompletedProcess[str], float]:
+        group = self.root / f"docfleet-bench-{uuid.uuid4().hex[:12]}"
+        group.mkdir()
+        procs = group / "cgroup.procs"
+
+        def enter() -> None:
+            procs.write_text(str(os.getpid()))
+
+        try:
+            result = subprocess.run(cmd, preexec_fn=enter, **kw)
+            deadline = time.monotonic() + 10  # orphans (if any) still count until gone
+            while procs.read_text().strip() and time.monotonic() < deadline:
+                time.sleep(0.05)
+            return result, self._usage(group)
+        finally:
+            for _ in range(100):
+                try:
+                    group.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.05)
 
 
-def fleet(mode: str, tasks: int, docs: int, pages: int) -> dict[str, Any]:
-    """Wall time of a real ``docfleet run`` of ``docs`` documents with ``tasks`` tasks."""
+class ProcMeter:
+    """Fallback: polls ``/proc`` for the command's descendants every 20 ms and sums the
+    last CPU time seen of each (a process living less than a poll may be missed)."""
+
+    method = "/proc polling (20 ms)"
+
+    @staticmethod
+    def _tree(root: int) -> dict[int, float]:
+        parents: dict[int, int] = {}
+        cpu: dict[int, float] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(stat[1])
+            cpu[int(entry)] = (int(stat[11]) + int(stat[12])) / TICK
+        out, todo = {}, [root]
+        while todo:
+            pid = todo.pop()
+            if pid in cpu:
+                out[pid] = cpu[pid]
+            todo.extend(p for p, parent in parents.items() if parent == pid)
+        return out
+
+    def run(self, cmd: list[str], **kw: Any) -> tuple[subprocess.CompletedProcess[str], float]:
+        seen: dict[int, float] = {}
+        proc = subprocess.Popen(cmd, **kw)
+        done = threading.Event()
+
+        def poll() -> None:
+            while not done.is_set():
+                seen.update(self._tree(proc.pid))
+                time.sleep(0.02)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        stdout, stderr = proc.communicate()
+        done.set()
+        poller.join()
+        return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr), \
+            sum(seen.values())
+
+
+Meter = CgroupMeter | ProcMeter
+
+
+def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None
+          ) -> dict[str, Any]:
+    """CPU and wall time of a real ``docfleet run`` of ``docs`` documents."""
     with tempfile.TemporaryDirectory(prefix="docfleet-bench-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
-        env["DOCFLEET_RENDER_PAGES"] = str(pages)
+        if chromium:
+            env["DOCFLEET_CHROMIUM_PATH"] = chromium
         cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", f"bench-{mode}-{tasks}",
                "--total", str(docs), "--tasks", str(tasks), "--state",
                f"sqlite:///{tmp}/state.db", "--out", f"file://{tmp}/out", *MODES[mode]]
         t0 = time.perf_counter()
-        result = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
+        result, cpu = meter.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
         seconds = time.perf_counter() - t0
         if result.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
+        made = len(list(Path(tmp, "out", f"bench-{mode}-{tasks}", "documents").iterdir()))
+        if made != docs:
+            raise SystemExit(f"{' '.join(cmd)} wrote {made} documents, not {docs}")
     return {"mode": mode, "tasks": tasks, "documents": docs, "seconds": round(seconds, 2),
-            "documents_per_s": round(docs / seconds, 2)}
+            "cpu_s": round(cpu, 3), "documents_per_s": round(docs / seconds, 2)}
+
+
+def floor(meter: Meter, executable: str, small: int, large: int, batch: int
+          ) -> dict[str, Any]:
+    """Marginal CPU of one more ``set_content`` + ``page.pdf`` on one reused page (the
+    same invoice; ``batch`` copies of it per call when > 1), per printed invoice."""
+    cpu = {}
+    version = ""
+    for prints in (small, large):
+        result, cpu[prints] = meter.run(
+            [sys.executable, "-c", FLOOR_SCRIPT, executable, str(prints), str(batch)],
+            capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"floor on {executable} failed:\n{result.stderr[-3000:]}")
+        version = result.stdout.strip()
+    per = (cpu[large] - cpu[small]) / ((large - small) * batch)
+    return {"executable": executable, "batch": batch, "version": version,
+            "ms_per_document": round(per * 1000, 1)}
+
+
+def marginal(small: dict[str, Any], large: dict[str, Any]) -> tuple[float, float]:
+    per = (large["cpu_s"] - small["cpu_s"]) / (large["documents"] - small["documents"])
+    return per, small["cpu_s"] - per * small["documents"]
+
+
+def table(console: Console, title: str, cols: list[str], rows: list[list[str]]) -> None:
+    t = Table(title=title)
+    for i, col in enumerate(cols):
+        t.add_column(col, justify="left" if i == 0 else "right")
+    for row in rows:
+        t.add_row(*row)
+    console.print(t)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--docs", type=int, default=120, help="PDFs per fleet run")
-    parser.add_argument("--html-docs", type=int, default=600, help="HTML docs per fleet run")
-    parser.add_argument("--stage-docs", type=int, default=40)
-    parser.add_argument("--page-docs", type=int, default=60)
-    parser.add_argument("--pages", default="1,2,3,4", help="page concurrency to compare")
-    parser.add_argument("--repeat", type=int, default=3, help="interleaved page rounds")
-    parser.add_argument("--skip-fleet", action="store_true")
-    parser.add_argument("--tasks", default="1,2")
+    parser.add_argument("--small", type=int, default=30, help="documents of the small run")
+    parser.add_argument("--large", type=int, default=90, help="documents of the large run")
+    parser.add_argument("--html-scale", type=int, default=4,
+                        help="html runs are this many times larger (they are cheap)")
+    parser.add_argument("--tasks", default="1,2", help="task counts for docs/s")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--chromium", default="default",
+                        help="comma list of DOCFLEET_CHROMIUM_PATH values for the fleet "
+                             "runs; 'default' leaves it unset (the settings' default)")
+    parser.add_argument("--floor",
+                        default="/usr/lib/chromium/chromium-headless-shell,/usr/bin/chromium",
+                        help="executables for the bare-Chromium floor ('' to skip)")
+    parser.add_argument("--floor-batch", default="1,10",
+                        help="documents per page.pdf call for the floor")
+    parser.add_argument("--label", default="this checkout")
     parser.add_argument("--out", type=Path, default=RESULTS / "documents.json")
     args = parser.parse_args()
     console = Console()
-    settings = load_settings()
-    executable = settings.chromium_path
+    meter: Meter = CgroupMeter.find() or ProcMeter()
     report: dict[str, Any] = {
+        "label": args.label, "cpu_method": meter.method,
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_before": os.getloadavg()},
-        "render_pages_setting": settings.render_pages,
+        "sizes": {"small": args.small, "large": args.large, "html_scale": args.html_scale},
     }
+    console.print(f"[bold]{args.label}[/]: CPU by {meter.method}")
 
-    chromium = Chromium(executable, 1)
-    report["chromium"] = chromium.version
-    try:
-        report["stage_ms"] = {k: round(v, 2) for k, v in stages(chromium, args.stage_docs).items()}
-    finally:
-        chromium.close()
-    table = Table(title=f"ms per document and stage ({args.stage_docs} docs, sequential)")
-    for key in report["stage_ms"]:
-        table.add_column(key, justify="right")
-    table.add_row(*(f"{v:.1f}" for v in report["stage_ms"].values()))
-    console.print(table)
+    floors = []
+    for exe in filter(None, args.floor.split(",")):
+        if not Path(exe).exists():
+            console.print(f"floor: {exe} is missing, skipped")
+            continue
+        for batch in (int(b) for b in args.floor_batch.split(",")):
+            floors.append(floor(meter, exe, 10, 40, batch))
+    report["floor"] = floors
+    table(console, "bare Chromium floor: CPU ms per invoice, one reused page",
+          ["executable", "per page.pdf", "ms/doc"],
+          [[f["executable"], str(f["batch"]), f"{f['ms_per_document']:.1f}"] for f in floors])
 
-    choices = [int(x) for x in args.pages.split(",")]
-    rates = pages_in_flight(executable, args.page_docs, choices, args.repeat)
-    base = rates[choices[0]]
-    report["pages_in_flight"] = {str(n): {"documents_per_s": round(r, 2),
-                                          "ratio": round(r / base, 2)} for n, r in rates.items()}
-    table = Table(title=f"clean PDFs/s of one task by pages in flight ({args.page_docs} docs, "
-                        f"median of {args.repeat})")
-    table.add_column("pages")
-    table.add_column("docs/s", justify="right")
-    table.add_column(f"x vs {choices[0]}", justify="right")
-    for n, r in rates.items():
-        table.add_row(str(n), f"{r:.2f}", f"{r / base:.2f}")
-    console.print(table)
+    results: list[dict[str, Any]] = []
+    summary: list[dict[str, Any]] = []
+    tasks = [int(t) for t in args.tasks.split(",")]
+    for chromium in args.chromium.split(","):
+        exe = None if chromium == "default" else chromium
+        for mode in args.modes.split(","):
+            scale = args.html_scale if mode == "html" else 1
+            small, large = args.small * scale, args.large * scale
+            runs: dict[int, dict[str, Any]] = {}
+            one_small = fleet(meter, mode, 1, small, exe)
+            for t in tasks:
+                runs[t] = fleet(meter, mode, t, large, exe)
+            for r in (one_small, *runs.values()):
+                r["chromium"] = chromium
+                results.append(r)
+            row: dict[str, Any] = {"chromium": chromium, "mode": mode}
+            if 1 in runs:
+                per, fixed = marginal(one_small, runs[1])
+                row |= {"cpu_ms_per_document": round(per * 1000, 1),
+                        "fixed_cpu_s": round(fixed, 2)}
+            row |= {f"documents_per_s_{t}_tasks": runs[t]["documents_per_s"] for t in tasks}
+            summary.append(row)
+    report["fleet"] = results
+    report["summary"] = summary
+    default_exe = subprocess.run(
+        [sys.executable, "-c", "from docfleet.settings import load_settings; "
+         "print(load_settings().chromium_path)"], capture_output=True, text=True).stdout.strip()
+    report["default_chromium"] = default_exe
+    real = {f["executable"]: os.path.realpath(f["executable"]) for f in floors}
 
-    runs = []
-    for mode in [] if args.skip_fleet else args.modes.split(","):
-        for tasks in (int(x) for x in args.tasks.split(",")):
-            docs = args.html_docs if mode == "html" else args.docs
-            runs.append(fleet(mode, tasks, docs, settings.render_pages))
-    report["fleet"] = runs
-    table = Table(title="docfleet run: documents/s (wall time, startup included)")
-    for col in ("mode", "tasks", "documents", "seconds", "docs/s"):
-        table.add_column(col, justify="right")
-    for r in runs:
-        table.add_row(r["mode"], str(r["tasks"]), str(r["documents"]), f"{r['seconds']:.1f}",
-                      f"{r['documents_per_s']:.2f}")
-    console.print(table)
+    def floor_of(chromium: str, batch: int) -> float | None:
+        exe = os.path.realpath(default_exe if chromium == "default" else chromium)
+        return next((f["ms_per_document"] for f in floors
+                     if real[f["executable"]] == exe and f["batch"] == batch), None)
+
+    batches = sorted({f["batch"] for f in floors})
+    cols = ["chromium", "mode", "CPU ms/doc", "fixed CPU s",
+            *(f"docs/s {t} task{'s' if t > 1 else ''}" for t in tasks)]
+    rows = []
+    for row in summary:
+        for batch in batches:
+            ms = floor_of(row["chromium"], batch)
+            if ms and row["mode"] == "pdf-clean" and "cpu_ms_per_document" in row:
+                row.setdefault("ratio_to_floor", {})[str(batch)] = {
+                    "floor_ms": ms, "ratio": round(row["cpu_ms_per_document"] / ms, 2)}
+        rows.append([row["chromium"], row["mode"], f"{row.get('cpu_ms_per_document', '-')}",
+                     f"{row.get('fixed_cpu_s', '-')}",
+                     *(f"{row[f'documents_per_s_{t}_tasks']:.2f}" for t in tasks)])
+    table(console, f"docfleet run ({args.label}): whole-tree CPU and speed", cols, rows)
+    for row in summary:
+        for batch, r in row.get("ratio_to_floor", {}).items():
+            console.print(f"{row['chromium']}: clean PDF CPU/doc = {r['ratio']}x the bare "
+                          f"floor of its Chromium with {batch} per page.pdf "
+                          f"({r['floor_ms']} ms)")
     report["machine"]["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")

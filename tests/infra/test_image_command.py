@@ -73,7 +73,9 @@ def _base_env(venv: Path) -> dict[str, str]:
 
 
 def _chromium() -> str | None:
-    return shutil.which("chromium") or (
+    """The image's Chromium (headless-shell) when installed here, else Debian's chromium."""
+    shell = Path("/usr/lib/chromium/chromium-headless-shell")
+    return str(shell) if shell.exists() else shutil.which("chromium") or (
         "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 
 

@@ -46,6 +46,15 @@ def source_of(field: str, flags: set[str] | None = None) -> str:
     return FLAGS[field] if field in flags and field in FLAGS else env_var(field)
 
 
+CHROMIUM_CANDIDATES = ("/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium")
+
+
+def default_chromium() -> str:
+    """The first Debian Chromium installed: the headless-shell binary itself (its
+    /usr/bin wrapper is a shell that does not exec), else full chromium."""
+    return next((p for p in CHROMIUM_CANDIDATES if os.path.exists(p)), CHROMIUM_CANDIDATES[0])
+
+
 class Settings(BaseSettings):
     """One task's configuration. Field ``x`` is read from ``DOCFLEET_X``."""
 
@@ -67,8 +76,9 @@ class Settings(BaseSettings):
     options: dict[str, Any] = Field(default_factory=dict)
     log_format: Literal["auto", "json", "text"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    #: rendering: the Chromium executable and how many pages one task keeps in flight
-    chromium_path: str = "/usr/bin/chromium"
+    #: rendering: the Chromium executable (default: Debian's chromium-headless-shell, else
+    #: chromium; measured: bench/documents.py) and how many pages one task keeps in flight
+    chromium_path: str = Field(default_factory=lambda: default_chromium())
     render_pages: int = Field(default=2, ge=1, le=16)  # measured: bench/documents.py
     #: `docfleet launch`: the Cloud Run job, its project and region (Terraform's outputs)
     cloud_run_job: str = "docfleet"

@@ -1,22 +1,35 @@
 """One Chromium per task, driven by Playwright, with a pool of reused pages.
 
 Playwright's async API runs on a private event loop in a background thread;
-:meth:`Chromium.submit` hands it one HTML document and returns a
-``concurrent.futures.Future``, so the caller (a pack session) keeps ``pages`` documents
-in flight while it builds the next records and HTML on its own thread. Chromium is
-Debian's (``executable_path``); ``playwright install`` is never needed.
+:meth:`Chromium.submit_batch` hands it a batch of HTML documents and returns a
+``concurrent.futures.Future``, so the caller (a pack session) keeps ``pages`` batches in
+flight while it builds the next records and HTML on its own thread. Chromium is Debian's
+(``executable_path``: ``chromium-headless-shell`` by default, full ``chromium`` works the
+same); ``playwright install`` is never needed.
+
+A batch is printed by one ``page.pdf`` call: each page is loaded once with an empty
+skeleton, and every batch replaces its body with one shadow root per document (each
+document's own styles stay scoped to it; its ``html``/``body`` rules apply to the shadow
+host), separated by page breaks. The boxes of every document come back as one JSON string
+(parsing it in Python is far cheaper than Playwright's object conversion), and the PDF is
+split into one PDF per document (:func:`docfleet.render.pdf.split_pdf`). A batch that
+fails is printed again, then one document at a time, so a broken document fails alone.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 from docfleet.errors import ConfigError
 from docfleet.render.layout import EXTRACT_JS, Layout, parse_layout
+from docfleet.render.pdf import split_pdf
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -29,6 +42,59 @@ CHROMIUM_FLAGS = (
     "--font-render-hinting=none",
 )
 
+#: loaded once per page; a batch only replaces the body
+SKELETON = ('<!doctype html><html><head><meta charset="utf-8"><style id="docfleet-batch">'
+            '</style></head><body></body></html>')
+
+#: Run in the page with {docs, extract, width, height}: lays out every document in a
+#: shadow root of its own, waits for fonts, and returns one JSON string
+#: [{pages, title, layout|null}, ...] (layout only where ``extract`` is true).
+BATCH_JS = r"""
+async ({docs, extract, width, height}) => {
+  const EXTRACT = """ + EXTRACT_JS.strip() + r""";
+  document.getElementById('docfleet-batch').textContent =
+    `@page { size: ${width}px ${height}px; margin: 0; }
+     html, body { margin: 0; padding: 0; background: #fff; }
+     .docfleet-doc { display: block; }
+     .docfleet-doc + .docfleet-doc { break-before: page; }`;
+  document.body.replaceChildren();
+  const parser = new DOMParser();
+  // a document's html/body/:root rules style its shadow host (nested @media rules too)
+  const rootOrBody = /(?<![\w.#:[-])(html|body)(?![\w-])|:root\b/g;
+  const toHost = (rules) => {
+    for (const rule of Array.from(rules)) {
+      if (rule.selectorText && rule.selectorText.match(rootOrBody)) {
+        rule.selectorText = rule.selectorText.replace(rootOrBody, ':host');
+      }
+      if (rule.cssRules) toHost(rule.cssRules);
+    }
+  };
+  const roots = [];
+  const titles = [];
+  for (const html of docs) {
+    const parsed = parser.parseFromString(html, 'text/html');
+    const host = document.createElement('div');
+    host.className = 'docfleet-doc';
+    if (parsed.documentElement.lang) host.lang = parsed.documentElement.lang;
+    const root = host.attachShadow({mode: 'open'});
+    document.body.appendChild(host);
+    for (const style of Array.from(parsed.querySelectorAll('style'))) {
+      root.appendChild(style);
+      if (style.sheet) toHost(style.sheet.cssRules);
+    }
+    root.append(...Array.from(parsed.body.childNodes));
+    roots.push(root);
+    titles.push(parsed.title);
+  }
+  await document.fonts.ready;
+  return JSON.stringify(roots.map((root, i) => ({
+    pages: root.querySelectorAll('div.page').length,
+    title: titles[i],
+    layout: extract[i] ? EXTRACT(root) : null,
+  })));
+}
+"""
+
 
 class RenderError(RuntimeError):
     """A document that would not print as its golden truth says (layout fault)."""
@@ -38,6 +104,17 @@ class RenderError(RuntimeError):
 class Printed:
     pdf: bytes | None  # None when only the layout was asked for
     layout: Layout
+
+
+@dataclass(frozen=True)
+class Job:
+    """One document of a batch: its HTML and page size in CSS px. ``wanted=False``: laid
+    out and printed only so that its neighbours get their bytes (no boxes, no PDF)."""
+
+    html: str
+    width: int
+    height: int
+    wanted: bool = True
 
 
 class Chromium:
@@ -72,28 +149,113 @@ class Chromium:
             executable_path=self.executable, headless=True, args=list(CHROMIUM_FLAGS),
         )
         self._free: asyncio.Queue[Any] = asyncio.Queue()
+        self._loaded: set[Any] = set()
         for _ in range(self.pages):
             self._free.put_nowait(await self._browser.new_page())
 
-    async def _print(self, html: str, width: int, height: int, pdf: bool) -> Printed:
+    async def _page(self, width: int, height: int) -> Any:
         page = await self._free.get()
         try:
-            await page.set_viewport_size({"width": width, "height": height})
-            await page.set_content(html, wait_until="load")
-            layout = parse_layout(await page.evaluate(EXTRACT_JS))
+            if page not in self._loaded:
+                await page.set_content(SKELETON)
+                self._loaded.add(page)
+            if page.viewport_size != {"width": width, "height": height}:
+                await page.set_viewport_size({"width": width, "height": height})
+        except BaseException:
+            self._free.put_nowait(page)
+            raise
+        return page
+
+    async def _replace(self, page: Any) -> Any:
+        """A fresh page instead of ``page`` (kept if the browser cannot open one)."""
+        try:
+            fresh = await self._browser.new_page()
+        except Exception:
+            return page
+        self._loaded.discard(page)
+        with contextlib.suppress(Exception):  # a crashed page: nothing left to close
+            await page.close()
+        return fresh
+
+    async def _print_once(self, jobs: Sequence[Job], pdf: bool) -> list[Printed | None]:
+        width, height = jobs[0].width, jobs[0].height
+        page = await self._page(width, height)
+        try:
+            raw = await page.evaluate(BATCH_JS, {
+                "docs": [j.html for j in jobs], "extract": [j.wanted for j in jobs],
+                "width": width, "height": height})
             data = await page.pdf(prefer_css_page_size=True, print_background=True) \
                 if pdf else None
+        except Exception:
+            page = await self._replace(page)  # a page that failed may be broken
+            raise
         finally:
             self._free.put_nowait(page)
-        return Printed(data, layout)
+        docs = json.loads(raw)
+        if len(docs) != len(jobs):
+            raise RuntimeError(f"the page laid out {len(docs)} of {len(jobs)} documents")
+        files = split_pdf(data, [d["pages"] for d in docs], [d["title"] for d in docs],
+                          [j.wanted for j in jobs]) if data is not None else [None] * len(jobs)
+        return [Printed(files[i], parse_layout(d["layout"])) if j.wanted else None
+                for i, (j, d) in enumerate(zip(jobs, docs, strict=True))]
 
-    def submit(self, html: str, width: int, height: int, pdf: bool = True) -> Future[Printed]:
-        """Lay out ``html`` in a ``width``x``height`` px viewport, extract its boxes and
-        (if ``pdf``) print it with the page's CSS page size."""
+    async def _print_batch(self, jobs: Sequence[Job], pdf: bool
+                           ) -> list[Printed | RenderError | None]:
+        error: BaseException | None = None
+        for _ in range(2 if len(jobs) > 1 else 1):  # a batch gets a second try
+            try:
+                return list(await self._print_once(jobs, pdf))
+            except Exception as exc:
+                if not self._browser.is_connected():
+                    raise
+                error = exc
+        if len(jobs) == 1:
+            return [RenderError(f"{type(error).__name__}: {error}")]
+        out: list[Printed | RenderError | None] = []
+        for job in jobs:  # one by one: a broken document fails alone
+            if not job.wanted:
+                out.append(None)
+                continue
+            out.extend(await self._print_batch([job], pdf))
+        return out
+
+    def submit_batch(self, jobs: Sequence[Job], pdf: bool = True
+                     ) -> Future[list[Printed | RenderError | None]]:
+        """Lay out ``jobs`` (all of one page size) in one page, extract the boxes of the
+        wanted ones and (if ``pdf``) print them all with one ``page.pdf`` call, split into
+        one PDF per wanted document. The future's list has one entry per job: a
+        :class:`Printed`, ``None`` for a job not wanted, or the :class:`RenderError` of a
+        document that failed on its own (after the batch failed twice). Raises if the
+        browser is gone. A document's bytes depend on its batch: callers that need
+        determinism must form batches from the document alone (see the invoice pack)."""
         if self._closed:
             raise RuntimeError("Chromium is closed")
-        return asyncio.run_coroutine_threadsafe(self._print(html, width, height, pdf),
+        if not jobs:
+            raise ValueError("an empty batch")
+        if len({(j.width, j.height) for j in jobs}) != 1:
+            raise ValueError("a batch must share one page size")
+        return asyncio.run_coroutine_threadsafe(self._print_batch(list(jobs), pdf),
                                                 self._loop)
+
+    def submit(self, html: str, width: int, height: int, pdf: bool = True
+               ) -> Future[Printed]:
+        """One document alone (a batch of one); raises its :class:`RenderError`."""
+        batch = self.submit_batch([Job(html, width, height)], pdf)
+        out: Future[Printed] = Future()
+
+        def done(f: Future[list[Printed | RenderError | None]]) -> None:
+            try:
+                (result,) = f.result()
+            except BaseException as exc:
+                out.set_exception(exc)
+                return
+            if isinstance(result, Printed):
+                out.set_result(result)
+            else:
+                out.set_exception(result or RenderError("nothing printed"))
+
+        batch.add_done_callback(done)
+        return out
 
     @property
     def alive(self) -> bool:

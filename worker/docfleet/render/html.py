@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
 from docfleet.telemetry import traced
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,11 @@ class FieldPrinter:
 @cache
 def environment() -> Environment:
     """The shared Jinja environment over ``docfleet/render/templates`` (strict undefined:
-    a missing context key is an error, never an empty string on the page)."""
+    a missing context key is an error, never an empty string on the page). Jinja is
+    imported here, not with the module: a process that only validates options never
+    pays for it."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
     return Environment(
         loader=PackageLoader("docfleet.render", "templates"),
         autoescape=select_autoescape(["html", "j2"], default=True),

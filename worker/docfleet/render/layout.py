@@ -14,11 +14,12 @@ from typing import Any
 
 PX_TO_PT = 0.75
 
-#: Run in the page; returns {pages, fields, words, faults}.
+#: Run in the page on one document's root (its shadow root in a batch, see
+#: :mod:`docfleet.render.browser`); returns {pages, fields, words, faults}.
 EXTRACT_JS = r"""
-() => {
+(root) => {
   const out = {pages: 0, fields: [], words: [], faults: []};
-  const pages = Array.from(document.querySelectorAll('div.page'));
+  const pages = Array.from(root.querySelectorAll('div.page'));
   out.pages = pages.length;
   const union = (rects) => {
     let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
@@ -124,7 +125,7 @@ def _pt(box: list[float]) -> Box:
 
 
 def parse_layout(raw: dict[str, Any]) -> Layout:
-    """Convert the script's result (CSS px) to points."""
+    """Convert the script's result (CSS px, parsed from the page's JSON) to points."""
     fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(f["box"]))
               for f in raw["fields"]]
     words = [WordBox(w["page"], w["text"], _pt(w["box"]), w["field"], w["line"], w["occ"])

@@ -1,9 +1,17 @@
 """The ``invoice`` pack: records → Jinja HTML → Chromium PDF (clean or scan) + golden rows.
 
 A session holds one Chromium (opened on first use, closed in :meth:`close`) and keeps
-``Settings.render_pages`` documents in flight: while the browser lays out and prints
-documents *i…i+k*, this thread builds the records and HTML of the next ones, and it
-yields documents strictly in index order.
+``Settings.render_pages`` batches in flight: while the browser lays out and prints one
+batch, this thread builds the records and HTML of the next ones, and it yields documents
+strictly in index order.
+
+Batches are fixed by the index alone, so a document's bytes never depend on the unit
+size or on which documents a unit asked for: the indexes fall into blocks
+``[k*BATCH, (k+1)*BATCH)``, and the documents of one block that share a page size are
+printed together by one ``page.pdf`` call. A unit that covers part of a block lays out
+the rest of it too (printed for their neighbours' sake, never stored). A document whose
+layout is wrong fails alone; a batch that fails as a whole is printed one document at a
+time (see :mod:`docfleet.render.browser`).
 
 Printed field names (``fields.field``): invoice_number, issue_date, due_date, po_number,
 seller_{name,address,tax_id,phone,email,iban,bic,account}, buyer_{name,address,tax_id},
@@ -14,12 +22,11 @@ tax_rate, tax_base, tax_amount; subtotal, discount_total, total.
 
 from __future__ import annotations
 
-import re
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -30,17 +37,21 @@ from docfleet.packs.invoice.golden import field_rows, invoice_row, line_rows, wo
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import TABLES
-from docfleet.packs.invoice.source import InvoiceSource
-from docfleet.render.browser import Chromium, Printed, RenderError
+from docfleet.render.browser import Chromium, Job, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
 from docfleet.render.layout import PX_TO_PT, Box
 from docfleet.render.pdf import check_pdf, normalise_pdf
-from docfleet.render.scan import scan_pdf
 from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
 
-_PAGE_COUNT = re.compile(rb"/Type /Pages\s*/Count (\d+)")
+if TYPE_CHECKING:  # imported where used: `docfleet run` loads this pack only to check
+    # options, and a clean-only task never scans
+    from docfleet.packs.invoice.source import InvoiceSource
+
 RESULT_TIMEOUT = 120.0
+#: documents per block (and at most per ``page.pdf`` call). Part of what a document's
+#: bytes depend on: changing it changes the PDFs (not the golden rows) of every run.
+BATCH = 8
 
 
 @dataclass
@@ -49,7 +60,8 @@ class _Pending:
     html: str
     printed: list[PrintedField]
     pages: int
-    future: Future[Printed]
+    future: Future[list[Printed | RenderError | None]]
+    slot: int  # this document's place in its batch
 
 
 class InvoiceSession:
@@ -60,6 +72,8 @@ class InvoiceSession:
         """``chromium``: a browser to borrow (not closed by :meth:`close`); by default the
         session starts its own on first use."""
         self.options = options
+        from docfleet.packs.invoice.source import InvoiceSource
+
         self.source = InvoiceSource(options)
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
@@ -97,12 +111,30 @@ class InvoiceSession:
         chromium = self.chromium
         pending: deque[_Pending] = deque()
         try:
-            for index in indexes:
-                invoice, html, printed, pages = self.prepare(run_id, index)
-                width, height = page_size(invoice)
-                future = chromium.submit(html, width, height)
-                pending.append(_Pending(invoice, html, printed, pages, future))
-                if len(pending) >= self.pages:
+            for block in _blocks(indexes):
+                wanted = set(block)
+                first = block[0] - block[0] % BATCH
+                batches: dict[tuple[int, int], list[tuple[int, Job, tuple | None]]] = {}
+                for index in range(first, first + BATCH):
+                    if index in wanted:
+                        invoice, html, printed, pages = self.prepare(run_id, index)
+                        width, height = page_size(invoice)
+                        item: tuple | None = (invoice, html, printed, pages)
+                    else:  # a neighbour: laid out and printed, never kept
+                        invoice, html, _, _ = self.prepare(run_id, index)
+                        width, height = page_size(invoice)
+                        item = None
+                    batches.setdefault((width, height), []).append(
+                        (index, Job(html, width, height, item is not None), item))
+                fresh: list[_Pending] = []
+                for members in batches.values():
+                    if not any(item for _, _, item in members):
+                        continue
+                    future = chromium.submit_batch([job for _, job, _ in members])
+                    fresh.extend(_Pending(*item, future, slot)
+                                 for slot, (_, _, item) in enumerate(members) if item)
+                pending.extend(sorted(fresh, key=lambda p: p.invoice.document))
+                while len({id(p.future) for p in pending}) > self.pages:
                     yield self._pdf_document(run_id, pending.popleft())
             while pending:
                 yield self._pdf_document(run_id, pending.popleft())
@@ -127,7 +159,10 @@ class InvoiceSession:
         "docfleet.document.index": item.invoice.document})
     def _pdf_document(self, run_id: str, item: _Pending) -> RenderedDocument:
         invoice = item.invoice
-        result = item.future.result(timeout=RESULT_TIMEOUT)
+        result = item.future.result(timeout=RESULT_TIMEOUT)[item.slot]
+        if not isinstance(result, Printed):
+            raise RenderError(f"document {invoice.document} ({invoice.archetype}, "
+                              f"{invoice.locale}) does not print: {result}")
         layout = result.layout
         if layout.faults:
             raise RenderError(f"document {invoice.document} ({invoice.archetype}, "
@@ -135,15 +170,15 @@ class InvoiceSession:
         assert result.pdf is not None
         pdf = normalise_pdf(result.pdf, invoice.issue_date)
         check_pdf(pdf)
-        count = _PAGE_COUNT.search(pdf)
-        if layout.pages != item.pages or count is None or int(count.group(1)) != item.pages:
+        if layout.pages != item.pages:
             raise RenderError(f"document {invoice.document}: expected {item.pages} page(s), "
-                              f"laid out {layout.pages}, printed "
-                              f"{count.group(1) if count else '?'}")
+                              f"laid out and printed {layout.pages}")
         width, height = page_size(invoice)
         size = (width * PX_TO_PT, height * PX_TO_PT)
         carry = None
         if invoice.condition == "scan":
+            from docfleet.render.scan import scan_pdf
+
             pdf, params, sizes = scan_pdf(pdf, document_seed(run_id, invoice.document) ^ 0x5CA9)
             size = sizes[0]
 
@@ -171,6 +206,18 @@ class InvoiceSession:
         self._chromium = None
 
 
+def _blocks(indexes: Sequence[int]) -> Iterator[list[int]]:
+    """``indexes`` in order, grouped by their block of :data:`BATCH`."""
+    block: list[int] = []
+    for index in indexes:
+        if block and index // BATCH != block[0] // BATCH:
+            yield block
+            block = []
+        block.append(index)
+    if block:
+        yield block
+
+
 class InvoicePack:
     """Realistic invoices with exact golden truth (see the module docstring)."""
 
@@ -184,6 +231,8 @@ class InvoicePack:
         return parse_options(options).to_dict()
 
     def source(self, options: Mapping[str, Any]) -> InvoiceSource:
+        from docfleet.packs.invoice.source import InvoiceSource
+
         return InvoiceSource(parse_options(options))
 
     def choose_archetype(self, record: Invoice) -> str:
