@@ -26,14 +26,20 @@ import pyarrow as pa
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
-from docfleet.packs.invoice.golden import field_rows, invoice_row, line_rows, word_rows
+from docfleet.packs.invoice.golden import (
+    BoxMap,
+    field_rows,
+    invoice_row,
+    line_rows,
+    word_rows,
+)
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import TABLES
 from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.render.browser import Chromium, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
-from docfleet.render.layout import PX_TO_PT, Box
+from docfleet.render.layout import PX_TO_PT, Box, Layout
 from docfleet.render.pdf import check_pdf, normalise_pdf
 from docfleet.render.scan import scan_pdf
 from docfleet.seeding import document_seed
@@ -60,11 +66,21 @@ class InvoiceSession:
         """``chromium``: a browser to borrow (not closed by :meth:`close`); by default the
         session starts its own on first use."""
         self.options = options
-        self.source = InvoiceSource(options)
+        self.source = self.make_source(options)
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
         self._chromium: Chromium | None = chromium
         self._owns_chromium = chromium is None
+
+    def make_source(self, options: Any) -> Any:
+        """The record source (a pack reusing this session overrides it, together with
+        :meth:`prepare`, :meth:`page_size`, :meth:`_html_document` and
+        :meth:`pdf_document`)."""
+        return InvoiceSource(options)
+
+    def page_size(self, record: Any) -> tuple[int, int]:
+        """The page size of ``record`` in CSS px."""
+        return page_size(record)
 
     @property
     def chromium(self) -> Chromium:
@@ -99,7 +115,7 @@ class InvoiceSession:
         try:
             for index in indexes:
                 invoice, html, printed, pages = self.prepare(run_id, index)
-                width, height = page_size(invoice)
+                width, height = self.page_size(invoice)
                 future = chromium.submit(html, width, height)
                 pending.append(_Pending(invoice, html, printed, pages, future))
                 if len(pending) >= self.pages:
@@ -140,7 +156,7 @@ class InvoiceSession:
             raise RenderError(f"document {invoice.document}: expected {item.pages} page(s), "
                               f"laid out {layout.pages}, printed "
                               f"{count.group(1) if count else '?'}")
-        width, height = page_size(invoice)
+        width, height = self.page_size(invoice)
         size = (width * PX_TO_PT, height * PX_TO_PT)
         carry = None
         if invoice.condition == "scan":
@@ -151,6 +167,14 @@ class InvoiceSession:
                 w, h = sizes[page - 1]
                 return params.transform_box(box, w, h)
 
+        return self.pdf_document(item, pdf, layout, size, carry)
+
+    def pdf_document(self, item: _Pending, pdf: bytes, layout: Layout,
+                     size: tuple[float, float], carry: BoxMap | None) -> RenderedDocument:
+        """The finished document: its final PDF, its layout, its first page's size in
+        points and the box carry of its condition (None when clean)."""
+        invoice = item.invoice
+        _, height = self.page_size(invoice)
         spec = ARCHETYPE_SPECS[invoice.archetype]
         ranges = line_pages(invoice, spec, height)
         on_page = {k + 1: p + 1 for p, r in enumerate(ranges) for k in r}
