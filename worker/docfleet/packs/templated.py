@@ -14,6 +14,7 @@ beyond the invoice pack's machinery, which they reuse by import:
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ from docfleet.packs.invoice.pack import InvoiceSession, _Pending
 from docfleet.packs.invoice.schema import FIELDS, WORDS
 from docfleet.render.html import Field, PrintedField, render_html
 from docfleet.render.layout import Layout
+
+_MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]")
 
 KNOWN = ("format", "archetypes", "locales", "conditions", "lines")
 
@@ -202,6 +205,9 @@ class TemplatedSession(InvoiceSession):
             line_pages = {f.line: f.page for f in layout.fields
                           if f.field == self.kind.line_field and f.occurrence == 0
                           and f.line is not None}
+        box = _MEDIABOX.search(pdf)
+        if box is not None:  # the size Chromium printed (it rounds the CSS page size)
+            size = (float(box.group(1)), float(box.group(2)))
         rows = self.kind.rows(record, item.pages, size, line_pages)
         rows["fields"] = field_rows(record.document, item.printed, layout, carry)
         rows["words"] = word_rows(record.document, layout, carry)
