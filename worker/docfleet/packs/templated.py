@@ -172,26 +172,26 @@ class DocumentKind(Protocol):
 class TemplatedSession(InvoiceSession):
     """The invoice session's pipeline with a :class:`DocumentKind`'s steps."""
 
-    def __init__(self, kind: DocumentKind, options: PackOptions, chromium_path: str,
+    def __init__(self, steps: DocumentKind, options: PackOptions, chromium_path: str,
                  pages: int, chromium: Any = None) -> None:
-        self.kind = kind
+        self.steps = steps
         super().__init__(options, chromium_path, pages, chromium)  # type: ignore[arg-type]
 
     def make_source(self, options: Any) -> Any:
-        return self.kind.source(options)
+        return self.steps.source(options)
 
     def page_size(self, record: Any) -> tuple[int, int]:
-        return self.kind.page_size(record)
+        return self.steps.page_size(record)
 
     def prepare(self, run_id: str, index: int) -> tuple[Any, str, list[PrintedField], int]:
         record = self.source.generate(run_id, index)
-        context = self.kind.context(record)
-        html, printed = render_html(self.kind.template(record), context)
+        context = self.steps.context(record)
+        html, printed = render_html(self.steps.template(record), context)
         return record, html, printed, len(context["pages"])
 
     def _html_document(self, invoice: Any, html: str, printed: list[PrintedField]
                        ) -> RenderedDocument:
-        rows = self.kind.rows(invoice, None, None, None)
+        rows = self.steps.rows(invoice, None, None, None)
         rows["fields"] = field_rows(invoice.document, printed, None)
         rows["words"] = []
         return RenderedDocument(index=invoice.document, files={invoice.file: html.encode()},
@@ -201,14 +201,14 @@ class TemplatedSession(InvoiceSession):
                      size: tuple[float, float], carry: BoxMap | None) -> RenderedDocument:
         record = item.invoice
         line_pages = None
-        if self.kind.line_field:
+        if self.steps.line_field:
             line_pages = {f.line: f.page for f in layout.fields
-                          if f.field == self.kind.line_field and f.occurrence == 0
+                          if f.field == self.steps.line_field and f.occurrence == 0
                           and f.line is not None}
         box = _MEDIABOX.search(pdf)
         if box is not None:  # the size Chromium printed (it rounds the CSS page size)
             size = (float(box.group(1)), float(box.group(2)))
-        rows = self.kind.rows(record, item.pages, size, line_pages)
+        rows = self.steps.rows(record, item.pages, size, line_pages)
         rows["fields"] = field_rows(record.document, item.printed, layout, carry)
         rows["words"] = word_rows(record.document, layout, carry)
         return RenderedDocument(index=record.document, files={record.file: pdf}, rows=rows)
@@ -216,24 +216,25 @@ class TemplatedSession(InvoiceSession):
 
 class KindPack:
     """A :class:`~docfleet.packs.base.TemplatedPack` made of a :class:`DocumentKind`.
-    Subclasses set ``name``, ``archetypes``, ``kind`` and ``max_lines``."""
+    Subclasses set ``name``, ``archetypes``, ``steps`` and ``max_lines`` (not ``kind``: that
+    attribute of a pack names its run kind)."""
 
     name: str
     archetypes: tuple[str, ...]
-    kind: DocumentKind
+    steps: DocumentKind
     max_lines: int
 
     def parse(self, options: Mapping[str, Any]) -> PackOptions:
         return parse_pack_options(self.name, options, self.archetypes, self.max_lines)
 
     def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
-        return {**self.kind.tables, "fields": FIELDS, "words": WORDS}
+        return {**self.steps.tables, "fields": FIELDS, "words": WORDS}
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return self.parse(options).to_dict()
 
     def source(self, options: Mapping[str, Any]) -> DocumentSource[Any]:
-        return self.kind.source(self.parse(options))
+        return self.steps.source(self.parse(options))
 
     def choose_archetype(self, record: Any) -> str:
         return str(record.archetype)
@@ -242,12 +243,12 @@ class KindPack:
         return f"{self.name}/{archetype}.html.j2"
 
     def context(self, record: Any) -> dict[str, Any]:
-        return self.kind.context(record)
+        return self.steps.context(record)
 
     def session(self, options: Mapping[str, Any], chromium_path: str, pages: int,
                 chromium: Any = None) -> TemplatedSession:
         """A session outside a worker (tests, benchmarks); ``chromium`` is borrowed."""
-        return TemplatedSession(self.kind, self.parse(options), chromium_path, pages, chromium)
+        return TemplatedSession(self.steps, self.parse(options), chromium_path, pages, chromium)
 
     def open(self, options: Mapping[str, Any]) -> TemplatedSession:
         from docfleet.settings import load_settings

@@ -63,5 +63,5 @@ class BankStatementPack(KindPack):
 
     name = "bank_statement"
     archetypes = tuple(BS_ARCHETYPES)
-    kind = BankStatementKind()
+    steps = BankStatementKind()
     max_lines = MAX_TRANSACTIONS

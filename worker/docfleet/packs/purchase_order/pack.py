@@ -65,5 +65,5 @@ class PurchaseOrderPack(KindPack):
 
     name = "purchase_order"
     archetypes = tuple(PO_ARCHETYPES)
-    kind = PurchaseOrderKind()
+    steps = PurchaseOrderKind()
     max_lines = MAX_LINES

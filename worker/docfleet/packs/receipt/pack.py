@@ -67,5 +67,5 @@ class ReceiptPack(KindPack):
 
     name = "receipt"
     archetypes = tuple(RECEIPT_LAYOUTS)
-    kind = ReceiptKind()
+    steps = ReceiptKind()
     max_lines = MAX_ITEMS
