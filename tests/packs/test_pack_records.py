@@ -144,3 +144,22 @@ def test_bad_options_fail_with_one_clear_line(name: str) -> None:
             pack.validate_options(options)
         assert "\n" not in str(info.value)
     assert pack.validate_options({"locales": ",".join(JURISDICTIONS)})["locales"]
+
+
+@pytest.mark.parametrize("name", sorted(PACKS))
+def test_the_html_format_needs_no_browser_and_fills_every_table(name: str) -> None:
+    from docfleet.shards import shard_bytes
+
+    pack = PACKS[name]
+    options = pack.validate_options({"format": "html"})
+    session = pack.session(options, "/nonexistent/chromium", 1)
+    docs = list(session.render("html-run", range(6)))
+    session.close()
+    tables = pack.tables(options)
+    for doc in docs:
+        (data,) = doc.files.values()
+        assert data.startswith(b"<!doctype html>")
+        assert doc.rows["fields"] and doc.rows["words"] == []
+        assert all(r["page"] is None for r in doc.rows["fields"])
+        for table, schema in tables.items():
+            shard_bytes(schema, doc.rows[table])

@@ -78,7 +78,7 @@ def line_pages(po: PurchaseOrder) -> list[range]:
                     spec.totals_rows(len(po.taxes)))
 
 
-def _line(po: PurchaseOrder, item: OrderLine, long_dates: bool) -> dict[str, Field]:
+def _line(po: PurchaseOrder, item: OrderLine) -> dict[str, Field]:
     jur = JURISDICTIONS[po.locale]
     n = item.line
     price = jur.number(item.unit_price, item.price_places)
@@ -108,7 +108,7 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
     long_dates = style.random() < 0.4
     width, height = page_size(po)
     L = labels_for(LABELS, jur.language)
-    lines = [_line(po, item, long_dates) for item in po.lines]
+    lines = [_line(po, item) for item in po.lines]
     ranges = line_pages(po)
     pages = [Page(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
              for i, r in enumerate(ranges)]

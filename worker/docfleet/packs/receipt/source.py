@@ -106,7 +106,6 @@ DISCOUNT_NAMES = {
     "de": ("Aktion", "Happy Hour", "Kundenkarte", "Rabatt"),
 }
 DISCOUNTS = (Decimal(10), Decimal(15), Decimal(20), Decimal(25), Decimal(50))
-CASHIERS = {"en": "Cashier", "fr": "Caisse", "de": "Kasse"}
 
 
 def _price(rng: random.Random, lo: str, hi: str, currency: str) -> Decimal:
