@@ -26,13 +26,7 @@ import pyarrow as pa
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
-from docfleet.packs.invoice.golden import (
-    BoxMap,
-    field_rows,
-    invoice_row,
-    line_rows,
-    word_rows,
-)
+from docfleet.packs.invoice.golden import BoxMap, field_rows, invoice_row, line_rows, word_rows
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import TABLES
