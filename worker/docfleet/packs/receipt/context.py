@@ -12,7 +12,7 @@ from docfleet.packs.invoice.context import PALETTES
 from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction, canonical
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS, ReceiptLayout
 from docfleet.packs.receipt.records import Receipt
-from docfleet.packs.templated import labels_for, money_field, text_field
+from docfleet.packs.templated import columns, fit, labels_for, money_field, text_field
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -160,13 +160,20 @@ def blocks(r: Receipt) -> list[list[Row]]:
                           [txt("-", glue=True),
                            f(money_field(jur, "discount_total", r.discount_total))]))
     for k, t in enumerate(r.taxes, start=1):
-        left = [lab("tax_rate", jur.tax_name),
-                f(Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k))]
-        if r.tax_inclusive:
+        rate = Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k)
+        amount = money_field(jur, "tax_amount", t.amount, k)
+        base = money_field(jur, "tax_base", t.base, k)
+        # a row never wraps: drop the base, then "incl.", then shorten the tax's name
+        room = layout.columns - columns(amount.text) - columns(rate.text) - 3
+        show_base = layout.tax_base and columns(jur.tax_name) + columns(L["incl"]) \
+            + columns(base.text) + 2 <= room
+        show_incl = r.tax_inclusive and columns(jur.tax_name) + columns(L["incl"]) + 1 <= room
+        left = [lab("tax_rate", fit(jur.tax_name, room)), f(rate)]
+        if show_incl:
             left.append(lab("tax_amount", L["incl"]))
-        if layout.tax_base:
-            left.append(f(money_field(jur, "tax_base", t.base, k)))
-        totals.append(row(left, [f(money_field(jur, "tax_amount", t.amount, k))]))
+        if show_base:
+            left.append(f(base))
+        totals.append(row(left, [f(amount)]))
     totals.append(row([lab("total", L["total"])], [f(money_field(jur, "total", r.total))],
                       units=2, cls="grand"))
     method = Field("payment_method", L[r.payment_method], r.payment_method)
