@@ -163,3 +163,31 @@ def test_the_html_format_needs_no_browser_and_fills_every_table(name: str) -> No
         assert all(r["page"] is None for r in doc.rows["fields"])
         for table, schema in tables.items():
             shard_bytes(schema, doc.rows[table])
+
+
+def test_a_locale_added_later_is_accepted_with_its_currency_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A locale the packs have no words for (here a stand-in ja-JP unless the invoice pack
+    has the real one) renders with English labels, whole-yen money and a domestic account."""
+    from docfleet.packs.invoice import locales
+
+    if "ja-JP" not in JURISDICTIONS:
+        monkeypatch.setitem(locales.LABELS, "ja", locales.LABELS["en"])
+        monkeypatch.setitem(locales.MONTHS, "ja", locales.MONTHS["en"])
+        monkeypatch.setitem(JURISDICTIONS, "ja-JP", locales.Jurisdiction(
+            "ja-JP", "ja_JP", "ja", "JPY", "¥", True, ",", ".", "消費税",
+            {"standard": Decimal(10), "reduced": Decimal(8), "zero": Decimal(0)}, "ymd",
+            locales.A4, "T"))
+    for name, pack in PACKS.items():
+        options = pack.validate_options({"locales": "ja-JP", "format": "html"})
+        session = pack.session(options, "/nonexistent/chromium", 1)
+        docs = list(session.render("later-locale", range(8)))
+        assert all(next(iter(d.files.values())).startswith(b"<!doctype html>") for d in docs)
+        for doc in docs:
+            money = [r for r in doc.rows["fields"] if r["field"] in
+                     ("total", "closing_balance", "subtotal")]
+            assert money and all(Decimal(r["value"]) == Decimal(r["value"]).to_integral_value()
+                                 for r in money), name
+    statement = PACKS["bank_statement"].source({"locales": "ja-JP"}).generate("later", 0)
+    assert statement.iban is None and statement.routing_number
