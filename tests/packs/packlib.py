@@ -8,9 +8,9 @@ from docfleet.packs.bank_statement import BankStatementPack
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.purchase_order import PurchaseOrderPack
 from docfleet.packs.receipt import ReceiptPack
-from docfleet.packs.templated import KindPack
+from docfleet.packs.templated import StepsPack
 
-PACKS: dict[str, KindPack] = {
+PACKS: dict[str, StepsPack] = {
     "receipt": ReceiptPack(),
     "purchase_order": PurchaseOrderPack(),
     "bank_statement": BankStatementPack(),

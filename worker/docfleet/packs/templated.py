@@ -4,10 +4,10 @@ beyond the invoice pack's machinery, which they reuse by import:
 - :class:`PackOptions` / :func:`parse_pack_options`: the run options every such pack takes
   (``format``, ``archetypes``, ``locales``, ``conditions``, ``lines``), parsed with the
   invoice pack's mix syntax;
-- :class:`DocumentKind`: the four steps a pack supplies (source, context, template, record
+- :class:`DocumentSteps`: the four steps a pack supplies (source, context, template, record
   rows); :class:`TemplatedSession` runs them on the invoice session's pipeline (one
   Chromium per task, pages in flight, scan, boxes carried, golden fields and words);
-- :class:`KindPack`: the :class:`~docfleet.packs.base.TemplatedPack` built from a kind;
+- :class:`StepsPack`: the :class:`~docfleet.packs.base.TemplatedPack` built from its steps;
 - small helpers: labels with an English fallback for locales a pack has no words for,
   money rounded to the currency's minor unit, text fitted to a column budget.
 """
@@ -142,7 +142,7 @@ def parse_pack_options(pack: str, options: Mapping[str, Any], archetypes: tuple[
     return PackOptions(pack, fmt, mix, locales, conditions, lines)
 
 
-class DocumentKind(Protocol):
+class DocumentSteps(Protocol):
     """The steps a templated pack supplies; records carry ``document``, ``file``,
     ``archetype``, ``locale``, ``condition`` and ``issue_date`` (the PDF's date)."""
 
@@ -170,9 +170,9 @@ class DocumentKind(Protocol):
 
 
 class TemplatedSession(InvoiceSession):
-    """The invoice session's pipeline with a :class:`DocumentKind`'s steps."""
+    """The invoice session's pipeline with a :class:`DocumentSteps`'s steps."""
 
-    def __init__(self, steps: DocumentKind, options: PackOptions, chromium_path: str,
+    def __init__(self, steps: DocumentSteps, options: PackOptions, chromium_path: str,
                  pages: int, chromium: Any = None) -> None:
         self.steps = steps
         super().__init__(options, chromium_path, pages, chromium)  # type: ignore[arg-type]
@@ -214,14 +214,14 @@ class TemplatedSession(InvoiceSession):
         return RenderedDocument(index=record.document, files={record.file: pdf}, rows=rows)
 
 
-class KindPack:
-    """A :class:`~docfleet.packs.base.TemplatedPack` made of a :class:`DocumentKind`.
+class StepsPack:
+    """A :class:`~docfleet.packs.base.TemplatedPack` made of :class:`DocumentSteps`.
     Subclasses set ``name``, ``archetypes``, ``steps`` and ``max_lines`` (not ``kind``: that
     attribute of a pack names its run kind)."""
 
     name: str
     archetypes: tuple[str, ...]
-    steps: DocumentKind
+    steps: DocumentSteps
     max_lines: int
 
     def parse(self, options: Mapping[str, Any]) -> PackOptions:

@@ -13,12 +13,12 @@ from docfleet.packs.bank_statement.context import BS_ARCHETYPES, build_context, 
 from docfleet.packs.bank_statement.records import BankStatement
 from docfleet.packs.bank_statement.schema import TABLES
 from docfleet.packs.bank_statement.source import BankStatementSource
-from docfleet.packs.templated import KindPack, PackOptions, document_meta
+from docfleet.packs.templated import PackOptions, StepsPack, document_meta
 
 MAX_TRANSACTIONS = 300
 
 
-class BankStatementKind:
+class BankStatementSteps:
     tables: dict[str, pa.Schema] = TABLES
     line_field = "description"
 
@@ -58,10 +58,10 @@ class BankStatementKind:
         return {"statements": [head], "transactions": txs}
 
 
-class BankStatementPack(KindPack):
+class BankStatementPack(StepsPack):
     """Bank statements with exact golden truth (see the module docstring)."""
 
     name = "bank_statement"
     archetypes = tuple(BS_ARCHETYPES)
-    steps = BankStatementKind()
+    steps = BankStatementSteps()
     max_lines = MAX_TRANSACTIONS

@@ -12,12 +12,12 @@ from docfleet.packs.purchase_order.context import PO_ARCHETYPES, build_context, 
 from docfleet.packs.purchase_order.records import PurchaseOrder
 from docfleet.packs.purchase_order.schema import TABLES
 from docfleet.packs.purchase_order.source import PurchaseOrderSource
-from docfleet.packs.templated import KindPack, PackOptions, document_meta
+from docfleet.packs.templated import PackOptions, StepsPack, document_meta
 
 MAX_LINES = 200
 
 
-class PurchaseOrderKind:
+class PurchaseOrderSteps:
     tables: dict[str, pa.Schema] = TABLES
     line_field = "description"
 
@@ -60,10 +60,10 @@ class PurchaseOrderKind:
         return {"purchase_orders": [head], "order_lines": lines}
 
 
-class PurchaseOrderPack(KindPack):
+class PurchaseOrderPack(StepsPack):
     """Purchase orders with exact golden truth (see the module docstring)."""
 
     name = "purchase_order"
     archetypes = tuple(PO_ARCHETYPES)
-    steps = PurchaseOrderKind()
+    steps = PurchaseOrderSteps()
     max_lines = MAX_LINES

@@ -14,13 +14,13 @@ from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt
 from docfleet.packs.receipt.schema import TABLES
 from docfleet.packs.receipt.source import ReceiptSource
-from docfleet.packs.templated import KindPack, PackOptions, document_meta
+from docfleet.packs.templated import PackOptions, StepsPack, document_meta
 
 #: a continuous page stays under Chromium's/PDF's page height limit (200 in)
 MAX_ITEMS = 60
 
 
-class ReceiptKind:
+class ReceiptSteps:
     tables: dict[str, pa.Schema] = TABLES
     line_field = "item_name"
 
@@ -62,10 +62,10 @@ class ReceiptKind:
         return {"receipts": [head], "receipt_items": items}
 
 
-class ReceiptPack(KindPack):
+class ReceiptPack(StepsPack):
     """Till receipts with exact golden truth (see the module docstring)."""
 
     name = "receipt"
     archetypes = tuple(RECEIPT_LAYOUTS)
-    steps = ReceiptKind()
+    steps = ReceiptSteps()
     max_lines = MAX_ITEMS
