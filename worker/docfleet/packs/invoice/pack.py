@@ -33,13 +33,13 @@ import pyarrow as pa
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
-from docfleet.packs.invoice.golden import field_rows, invoice_row, line_rows, word_rows
+from docfleet.packs.invoice.golden import BoxMap, field_rows, invoice_row, line_rows, word_rows
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import TABLES
 from docfleet.render.browser import Chromium, Job, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
-from docfleet.render.layout import PX_TO_PT, Box
+from docfleet.render.layout import PX_TO_PT, Box, Layout
 from docfleet.render.pdf import check_pdf, normalise_pdf
 from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
@@ -72,13 +72,23 @@ class InvoiceSession:
         """``chromium``: a browser to borrow (not closed by :meth:`close`); by default the
         session starts its own on first use."""
         self.options = options
-        from docfleet.packs.invoice.source import InvoiceSource
-
-        self.source = InvoiceSource(options)
+        self.source = self.make_source(options)
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
         self._chromium: Chromium | None = chromium
         self._owns_chromium = chromium is None
+
+    def make_source(self, options: Any) -> Any:
+        """The record source (a pack reusing this session overrides it, together with
+        :meth:`prepare`, :meth:`page_size`, :meth:`_html_document` and
+        :meth:`pdf_document`)."""
+        from docfleet.packs.invoice.source import InvoiceSource
+
+        return InvoiceSource(options)
+
+    def page_size(self, record: Any) -> tuple[int, int]:
+        """The page size of ``record`` in CSS px."""
+        return page_size(record)
 
     @property
     def chromium(self) -> Chromium:
@@ -118,11 +128,11 @@ class InvoiceSession:
                 for index in range(first, first + BATCH):
                     if index in wanted:
                         invoice, html, printed, pages = self.prepare(run_id, index)
-                        width, height = page_size(invoice)
+                        width, height = self.page_size(invoice)
                         item: tuple | None = (invoice, html, printed, pages)
                     else:  # a neighbour: laid out and printed, never kept
                         invoice, html, _, _ = self.prepare(run_id, index)
-                        width, height = page_size(invoice)
+                        width, height = self.page_size(invoice)
                         item = None
                     batches.setdefault((width, height), []).append(
                         (index, Job(html, width, height, item is not None), item))
@@ -173,7 +183,7 @@ class InvoiceSession:
         if layout.pages != item.pages:
             raise RenderError(f"document {invoice.document}: expected {item.pages} page(s), "
                               f"laid out and printed {layout.pages}")
-        width, height = page_size(invoice)
+        width, height = self.page_size(invoice)
         size = (width * PX_TO_PT, height * PX_TO_PT)
         carry = None
         if invoice.condition == "scan":
@@ -186,6 +196,14 @@ class InvoiceSession:
                 w, h = sizes[page - 1]
                 return params.transform_box(box, w, h)
 
+        return self.pdf_document(item, pdf, layout, size, carry)
+
+    def pdf_document(self, item: _Pending, pdf: bytes, layout: Layout,
+                     size: tuple[float, float], carry: BoxMap | None) -> RenderedDocument:
+        """The finished document: its final PDF, its layout, its first page's size in
+        points and the box carry of its condition (None when clean)."""
+        invoice = item.invoice
+        _, height = self.page_size(invoice)
         spec = ARCHETYPE_SPECS[invoice.archetype]
         ranges = line_pages(invoice, spec, height)
         on_page = {k + 1: p + 1 for p, r in enumerate(ranges) for k in r}

@@ -1,0 +1,105 @@
+"""Each new pack end to end: a real ``docfleet run --pack NAME`` on SQLite + files covers
+every locale x condition, ``docfleet verify`` accepts the run, and the golden Parquet
+tables reconcile on their own (totals from items, balances from transactions)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+from packlib import HEAD, PACKS
+
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.settings import load_settings
+from needs import require
+
+TOTAL = 40
+
+
+def docfleet(cwd: Path, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "docfleet", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd)
+
+
+def check_receipts(root: Path, heads: list[dict]) -> None:
+    items = defaultdict(list)
+    for row in pq.read_table(root / "golden" / "receipt_items").to_pylist():
+        items[row["document"]].append(row)
+    for r in heads:
+        rows = items[r["document"]]
+        assert [x["row"] for x in rows] == list(range(1, len(rows) + 1))
+        net = sum((x["amount"] * (-1 if x["kind"] == "discount" else 1) for x in rows),
+                  Decimal(0))
+        assert net == r["subtotal"]
+        assert r["total"] == r["subtotal"] + (0 if r["tax_inclusive"] else r["tax_total"])
+        assert r["change"] == r["tendered"] - r["total"] >= 0
+
+
+def check_orders(root: Path, heads: list[dict]) -> None:
+    lines = defaultdict(list)
+    for row in pq.read_table(root / "golden" / "order_lines").to_pylist():
+        lines[row["document"]].append(row)
+    for po in heads:
+        rows = lines[po["document"]]
+        assert len(rows) == po["line_count"]
+        assert sum((x["amount"] for x in rows), Decimal(0)) == po["subtotal"]
+        assert po["total"] == po["subtotal"] + po["tax_total"]
+        assert all(x["requested_date"] >= po["issue_date"] for x in rows)
+
+
+def check_statements(root: Path, heads: list[dict]) -> None:
+    txs = defaultdict(list)
+    for row in pq.read_table(root / "golden" / "transactions").to_pylist():
+        txs[row["document"]].append(row)
+    for s in heads:
+        balance = s["opening_balance"]
+        for t in sorted(txs[s["document"]], key=lambda t: t["line"]):
+            balance += t["amount"]
+            assert t["balance"] == balance
+        assert balance == s["closing_balance"]
+
+
+CHECKS = {"receipt": check_receipts, "purchase_order": check_orders,
+          "bank_statement": check_statements}
+
+
+@pytest.mark.fleet
+@pytest.mark.parametrize("name", sorted(PACKS))
+def test_a_run_of_the_pack_covers_every_locale_and_condition_and_verifies(
+    tmp_path: Path, name: str,
+) -> None:
+    chromium = load_settings().chromium_path
+    require(Path(chromium).exists(), f"Chromium at {chromium}")
+    state, out = f"sqlite:///{tmp_path}/state.db", f"file://{tmp_path}/out"
+    run_id = f"fleet-{name}"
+    run = docfleet(tmp_path, "run", "--run-id", run_id, "--pack", name, "--total", str(TOTAL),
+                   "--tasks", "2", "--state", state, "--out", out,
+                   "--option", "conditions=clean:1,scan:1")
+    assert run.returncode == 0, (run.stdout[-2000:], run.stderr[-4000:])
+    verify = docfleet(tmp_path, "verify", run_id, "--out", out, timeout=120)
+    assert verify.returncode == 0 and "ok" in verify.stdout + verify.stderr, verify
+
+    root = tmp_path / "out" / run_id
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["parameters"]["pack"] == name
+    assert manifest["rows"][HEAD[name]] == TOTAL
+    heads = pq.read_table(root / "golden" / HEAD[name]).to_pylist()
+    assert sorted(r["document"] for r in heads) == list(range(TOTAL))
+    combos = {(r["locale"], r["condition"]) for r in heads}
+    assert combos == {(loc, c) for loc in JURISDICTIONS for c in ("clean", "scan")}
+    assert {r["archetype"] for r in heads} == set(PACKS[name].archetypes)
+    pdfs = sorted((root / "documents").glob("*.pdf"))
+    assert {p.name for p in pdfs} == {r["file"] for r in heads}
+    assert all(p.read_bytes().startswith(b"%PDF-") for p in pdfs)
+    fields = pq.read_table(root / "golden" / "fields").to_pylist()
+    assert {r["document"] for r in fields} == set(range(TOTAL))
+    assert all(r["page"] is not None and r["x1"] > r["x0"] for r in fields)
+    if name == "receipt":
+        assert all(r["page_count"] == 1 for r in heads)
+    CHECKS[name](root, heads)

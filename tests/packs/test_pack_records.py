@@ -1,0 +1,193 @@
+"""The three new packs' records without a browser: they reconcile or refuse to exist,
+identifiers pass their check rules, options fail with one clear line, every locale the
+invoice pack knows is accepted, and the packs are registered entry points."""
+
+from __future__ import annotations
+
+import dataclasses
+from decimal import Decimal
+
+import pytest
+from packlib import PACKS
+
+from docfleet.errors import ConfigError
+from docfleet.packs import available_packs, load_pack
+from docfleet.packs.banking import aba_valid, iban_valid, random_aba, random_iban, rib_key
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.packs.templated import ReconciliationError, columns
+
+N = 60
+
+
+def records(name: str, n: int = N, **options: str) -> list:
+    source = PACKS[name].source(options)
+    return [source.generate(f"rec-{name}", i) for i in range(n)]
+
+
+def test_the_packs_are_entry_points_with_their_tables() -> None:
+    assert {"receipt", "purchase_order", "bank_statement"} <= set(available_packs())
+    for name, pack in PACKS.items():
+        loaded = load_pack(name)
+        assert type(loaded) is type(pack)
+        tables = loaded.tables(loaded.validate_options({}))
+        assert {"fields", "words"} <= set(tables) and len(tables) == 4
+        assert len(pack.archetypes) >= 3
+
+
+def test_records_are_deterministic_and_cover_every_locale() -> None:
+    for name, pack in PACKS.items():
+        first, again = records(name), records(name)
+        assert first == again
+        assert {r.locale for r in first} == set(JURISDICTIONS), name
+        assert {r.archetype for r in first} == set(pack.archetypes), name
+
+
+def test_a_receipt_that_does_not_add_up_is_refused() -> None:
+    r = records("receipt", 1)[0]
+    with pytest.raises(ReconciliationError, match="does not reconcile"):
+        dataclasses.replace(r, total=r.total + Decimal("0.01"))
+    with pytest.raises(ReconciliationError, match="change"):
+        dataclasses.replace(r, change=r.change + 1, tendered=r.tendered)
+    item = dataclasses.replace(r.items[0], amount=r.items[0].amount + 1)
+    with pytest.raises(ReconciliationError, match="item 1"):
+        dataclasses.replace(r, items=(item, *r.items[1:]))
+
+
+def test_receipts_hold_items_modifiers_discounts_taxes_and_payment() -> None:
+    rs = records("receipt", 200)
+    assert any(i.modifiers for r in rs for i in r.items)
+    assert any(i.discount for r in rs for i in r.items)
+    assert {r.payment_method for r in rs} == {"cash", "card", "contactless", "mobile"}
+    for r in rs:
+        budget = RECEIPT_LAYOUTS[r.archetype].columns
+        assert columns(r.store.name) <= budget and all(columns(a) <= budget
+                                                       for a in r.store.address)
+        if r.payment_method == "cash":
+            assert r.change == r.tendered - r.total >= 0
+        else:
+            assert r.tendered == r.total and r.change == 0
+        gross = sum((i.total for i in r.items), Decimal(0))
+        assert r.total == (gross if r.tax_inclusive else gross + r.tax_total)
+
+
+def test_a_purchase_order_that_does_not_add_up_is_refused() -> None:
+    po = records("purchase_order", 1)[0]
+    with pytest.raises(ReconciliationError, match="subtotal"):
+        dataclasses.replace(po, subtotal=po.subtotal - 1)
+    early = dataclasses.replace(po.lines[0], requested_date=po.issue_date.replace(year=2000))
+    with pytest.raises(ReconciliationError, match="requested before"):
+        dataclasses.replace(po, lines=(early, *po.lines[1:]))
+
+
+def test_purchase_orders_carry_terms_dates_and_agreed_prices() -> None:
+    for po in records("purchase_order"):
+        assert po.incoterm and po.delivery_place and po.payment_days > 0
+        assert po.delivery_date == max(i.requested_date for i in po.lines) >= po.issue_date
+        assert po.total == po.subtotal + po.tax_total
+        assert all(i.quantity == i.quantity.to_integral_value() or i.quantity_places
+                   for i in po.lines)
+
+
+def test_a_statement_whose_balance_does_not_run_is_refused() -> None:
+    s = records("bank_statement", 1)[0]
+    with pytest.raises(ReconciliationError, match="closing"):
+        dataclasses.replace(s, closing_balance=s.closing_balance + Decimal("0.01"))
+    t = dataclasses.replace(s.transactions[0], balance=s.transactions[0].balance + 1)
+    with pytest.raises(ReconciliationError, match="transaction 1: balance"):
+        dataclasses.replace(s, transactions=(t, *s.transactions[1:]))
+    with pytest.raises(ReconciliationError, match="IBAN"):
+        dataclasses.replace(s, iban="GB00 0000 0000 0000 0000 00", locale="en-GB")
+
+
+def test_statements_run_from_opening_to_closing_with_valid_accounts() -> None:
+    for s in records("bank_statement", 120):
+        balance = s.opening_balance
+        for t in s.transactions:
+            balance += t.amount
+            assert t.balance == balance
+        assert s.closing_balance == balance
+        if s.locale == "en-US":
+            assert s.iban is None and aba_valid(s.routing_number or "")
+        else:
+            country = s.locale[-2:]
+            assert s.iban is not None and s.iban.startswith(country) and iban_valid(s.iban)
+            if country == "FR":  # the RIB key inside the French BBAN
+                bban = s.iban.replace(" ", "")[4:]
+                assert rib_key(bban[:5], bban[5:10], bban[10:21]) == bban[21:]
+
+
+def test_check_digit_rules_match_published_examples() -> None:
+    assert iban_valid("GB82 WEST 1234 5698 7654 32")
+    assert iban_valid("DE89 3704 0044 0532 0130 00")
+    assert iban_valid("FR14 2004 1010 0505 0001 3M02 606")
+    assert not iban_valid("GB82 WEST 1234 5698 7654 33")
+    assert aba_valid("011000015") and not aba_valid("011000016")
+    import random
+
+    rng = random.Random(7)
+    assert all(iban_valid(random_iban(rng, c)) for c in ("GB", "DE", "FR", "SA") * 50)
+    assert all(aba_valid(random_aba(rng)) for _ in range(200))
+
+
+@pytest.mark.parametrize("name", sorted(PACKS))
+def test_bad_options_fail_with_one_clear_line(name: str) -> None:
+    pack = PACKS[name]
+    cases = [({"colour": "red"}, "has no option colour"),
+             ({"locales": "xx-XX"}, "unknown value 'xx-XX'"),
+             ({"archetypes": "nope"}, "unknown value 'nope'"),
+             ({"format": "html", "conditions": "scan"}, "scan needs format pdf"),
+             ({"lines": "0-3"}, "out of range"),
+             ({"lines": "1-100000"}, "out of range")]
+    for options, message in cases:
+        with pytest.raises(ConfigError, match=message) as info:
+            pack.validate_options(options)
+        assert "\n" not in str(info.value)
+    assert pack.validate_options({"locales": ",".join(JURISDICTIONS)})["locales"]
+
+
+@pytest.mark.parametrize("name", sorted(PACKS))
+def test_the_html_format_needs_no_browser_and_fills_every_table(name: str) -> None:
+    from docfleet.shards import shard_bytes
+
+    pack = PACKS[name]
+    options = pack.validate_options({"format": "html"})
+    session = pack.session(options, "/nonexistent/chromium", 1)
+    docs = list(session.render("html-run", range(6)))
+    session.close()
+    tables = pack.tables(options)
+    for doc in docs:
+        (data,) = doc.files.values()
+        assert data.startswith(b"<!doctype html>")
+        assert doc.rows["fields"] and doc.rows["words"] == []
+        assert all(r["page"] is None for r in doc.rows["fields"])
+        for table, schema in tables.items():
+            shard_bytes(schema, doc.rows[table])
+
+
+def test_a_locale_added_later_is_accepted_with_its_currency_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A locale the packs have no words for (here a stand-in ja-JP unless the invoice pack
+    has the real one) renders with English labels, whole-yen money and a domestic account."""
+    from docfleet.packs.invoice import locales
+
+    if "ja-JP" not in JURISDICTIONS:
+        monkeypatch.setitem(locales.LABELS, "ja", locales.LABELS["en"])
+        monkeypatch.setitem(locales.MONTHS, "ja", locales.MONTHS["en"])
+        monkeypatch.setitem(JURISDICTIONS, "ja-JP", locales.Jurisdiction(
+            "ja-JP", "ja_JP", "ja", "JPY", "¥", True, ",", ".", "消費税",
+            {"standard": Decimal(10), "reduced": Decimal(8), "zero": Decimal(0)}, "ymd",
+            locales.A4, "T"))
+    for name, pack in PACKS.items():
+        options = pack.validate_options({"locales": "ja-JP", "format": "html"})
+        session = pack.session(options, "/nonexistent/chromium", 1)
+        docs = list(session.render("later-locale", range(8)))
+        assert all(next(iter(d.files.values())).startswith(b"<!doctype html>") for d in docs)
+        for doc in docs:
+            money = [r for r in doc.rows["fields"] if r["field"] in
+                     ("total", "closing_balance", "subtotal")]
+            assert money and all(Decimal(r["value"]) == Decimal(r["value"]).to_integral_value()
+                                 for r in money), name
+    statement = PACKS["bank_statement"].source({"locales": "ja-JP"}).generate("later", 0)
+    assert statement.iban is None and statement.routing_number

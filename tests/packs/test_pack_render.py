@@ -1,0 +1,215 @@
+"""The three new packs through the real Chromium: every pack x locale x condition renders
+a valid PDF; on clean PDFs every field box and word box re-extracts its printed text;
+receipts are one continuous narrow page exactly as tall as their rows; statements carry
+their balance across pages; scans keep their boxes on the page; every template carries
+the shared label markup."""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packlib import HEAD, PACKS, head, pdf_of
+from pypdf import PdfReader
+
+from docfleet.packs.base import RenderedDocument
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.render.browser import Chromium
+from docfleet.render.layout import PX_TO_PT
+from docfleet.settings import load_settings
+from docfleet.shards import shard_bytes
+from invoice.pdftext import normalise, page_texts, text_in_boxes
+from needs import require
+
+LOCALES = tuple(JURISDICTIONS)
+
+
+def squash(text: str) -> str:
+    return "".join(normalise(text).split())
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Chromium]:
+    path = load_settings().chromium_path
+    require(Path(path).exists(), f"Chromium at {path}")
+    browser = Chromium(path, pages=2)
+    yield browser
+    browser.close()
+
+
+def render(chromium: Chromium, name: str, run_id: str, indexes: range, **options: Any
+           ) -> list[RenderedDocument]:
+    session = PACKS[name].session(options, chromium.executable, chromium.pages,
+                                  chromium=chromium)
+    try:
+        return list(session.render(run_id, indexes))
+    finally:
+        session.close()
+
+
+@pytest.fixture(scope="module")
+def clean(chromium: Chromium) -> dict[tuple[str, str, str], list[RenderedDocument]]:
+    """Two clean documents per pack x archetype x locale."""
+    out = {}
+    for name, pack in PACKS.items():
+        for archetype in pack.archetypes:
+            for locale in LOCALES:
+                out[(name, archetype, locale)] = render(
+                    chromium, name, f"r-{name}-{archetype}-{locale}", range(2),
+                    archetypes=archetype, locales=locale, conditions="clean")
+    return out
+
+
+def test_every_pack_archetype_and_locale_renders_valid_pdfs_with_valid_tables(
+    clean: dict[tuple[str, str, str], list[RenderedDocument]],
+) -> None:
+    for (name, archetype, locale), docs in clean.items():
+        tables = PACKS[name].tables({})
+        for doc in docs:
+            row = head(name, doc)
+            assert (row["archetype"], row["locale"], row["condition"]) == \
+                (archetype, locale, "clean")
+            reader = PdfReader(io.BytesIO(pdf_of(doc)))
+            assert len(reader.pages) == row["page_count"] >= 1
+            assert float(reader.pages[0].mediabox.width) == pytest.approx(row["page_width"],
+                                                                          abs=0.5)
+            assert set(doc.rows) == set(tables)
+            for table, schema in tables.items():
+                shard_bytes(schema, doc.rows[table])  # the rows fit the declared schema
+            text = squash(" ".join(page_texts(pdf_of(doc))))
+            for field in doc.rows["fields"]:
+                assert squash(field["text"]) in text, (name, archetype, locale, field)
+
+
+def test_every_field_box_holds_exactly_its_printed_text(
+    clean: dict[tuple[str, str, str], list[RenderedDocument]],
+) -> None:
+    checked: dict[str, int] = {}
+    for (name, _, _), docs in clean.items():
+        for doc in docs:
+            rows = doc.rows["fields"]
+            for row, got in zip(rows, text_in_boxes(pdf_of(doc), rows), strict=True):
+                assert squash(got) == squash(row["text"]), (name, doc.index, row, got)
+                checked[name] = checked.get(name, 0) + 1
+    assert all(n > 400 for n in checked.values()), checked
+
+
+def test_words_have_boxes_on_their_text_and_carry_their_fields(
+    clean: dict[tuple[str, str, str], list[RenderedDocument]],
+) -> None:
+    for (name, archetype, locale), docs in clean.items():
+        if locale != "de-DE":
+            continue
+        doc = docs[0]
+        words = doc.rows["words"]
+        got = text_in_boxes(pdf_of(doc), words)
+        misses = [(w["text"], g) for w, g in zip(words, got, strict=True)
+                  if squash(g) != squash(w["text"])]
+        assert not misses, (name, archetype, misses[:5])
+        by_field: dict[tuple, list[str]] = {}
+        for w in words:
+            if w["field"] is not None:
+                by_field.setdefault((w["field"], w["line"], w["occurrence"]), []).append(
+                    w["text"])
+        for row in doc.rows["fields"]:
+            key = (row["field"], row["line"], row["occurrence"])
+            assert by_field[key] == row["text"].replace("\n", " ").split(" "), (name, key)
+
+
+def test_receipts_are_one_continuous_narrow_page_as_tall_as_their_rows(
+    chromium: Chromium,
+) -> None:
+    for archetype, layout in RECEIPT_LAYOUTS.items():
+        docs = render(chromium, "receipt", f"long-{archetype}", range(3),
+                      archetypes=archetype, conditions="clean", lines="25-40")
+        for doc in docs:
+            row = head("receipt", doc)
+            assert row["page_count"] == 1
+            assert row["page_width"] == pytest.approx(layout.width * PX_TO_PT, abs=1)  # 80 or 58 mm
+            height = row["page_height"]
+            assert height > 1123 * PX_TO_PT  # taller than an A4 page, never split onto one
+            bottom = max(w["y1"] for w in doc.rows["words"])
+            tail = (layout.barcode + layout.pad_bottom + 2 * layout.line) * PX_TO_PT
+            assert height - tail <= bottom < height, (archetype, height, bottom)
+            items = doc.rows["receipt_items"]
+            assert {i["page"] for i in items} == {1}
+            assert [i["row"] for i in items] == list(range(1, len(items) + 1))
+            for item in items:
+                if item["kind"] == "item":
+                    parent = item
+                else:
+                    assert item["item"] == parent["item"]
+
+
+def test_statements_carry_the_running_balance_across_pages(chromium: Chromium) -> None:
+    for archetype in PACKS["bank_statement"].archetypes:
+        (doc,) = render(chromium, "bank_statement", f"multi-{archetype}", range(1),
+                        archetypes=archetype, conditions="clean", lines="70-90")
+        s = head("bank_statement", doc)
+        pages = s["page_count"]
+        assert pages >= 3, archetype
+        txs = doc.rows["transactions"]
+        balance = s["opening_balance"]
+        for t in txs:
+            balance += t["amount"]
+            assert t["balance"] == balance
+        assert balance == s["closing_balance"]
+        assert sorted({t["page"] for t in txs}) == list(range(1, pages + 1))
+        fields = doc.rows["fields"]
+        last_on = {p: max(t["line"] for t in txs if t["page"] == p) for p in range(1, pages)}
+        carried = {r["line"]: Decimal(r["value"]) for r in fields
+                   if r["field"] == "balance_carried_forward"}
+        brought = {r["line"]: Decimal(r["value"]) for r in fields
+                   if r["field"] == "balance_brought_forward"}
+        assert carried == {p: txs[last_on[p] - 1]["balance"] for p in range(1, pages)}
+        assert brought == {p + 1: carried[p] for p in range(1, pages)}
+        assert all(r["page"] == r["line"] for r in fields
+                   if r["field"].startswith("balance_") and r["field"] != "balance")
+
+
+@pytest.mark.parametrize("name", sorted(PACKS))
+def test_scans_have_no_text_layer_and_keep_every_box_on_the_page(
+    chromium: Chromium, name: str,
+) -> None:
+    for locale in LOCALES:
+        (scan,) = render(chromium, name, f"scan-{name}-{locale}", range(1), locales=locale,
+                         conditions="scan")
+        (clean,) = render(chromium, name, f"scan-{name}-{locale}", range(1), locales=locale,
+                          conditions="clean")
+        row = head(name, scan)
+        assert row["condition"] == "scan"
+        data = pdf_of(scan)
+        assert data.startswith(b"%PDF-")
+        assert all(not t.strip() for t in page_texts(data)), "scan kept a text layer"
+        width, height = row["page_width"], row["page_height"]
+        assert len(scan.rows["fields"]) == len(clean.rows["fields"])
+        for s, c in zip(scan.rows["fields"], clean.rows["fields"], strict=True):
+            assert (s["field"], s["line"], s["text"]) == (c["field"], c["line"], c["text"])
+            assert 0 <= s["x0"] < s["x1"] <= width and 0 <= s["y0"] < s["y1"] <= height
+            # the scan moves a box by its skew and shift only (a few points)
+            assert abs(s["x0"] - c["x0"]) < 40 and abs(s["y0"] - c["y0"]) < 40
+        assert scan.rows[HEAD[name]][0]["file"] == clean.rows[HEAD[name]][0]["file"]
+
+
+@pytest.mark.parametrize("name", sorted(PACKS))
+def test_every_template_marks_labels_and_headers_for_its_fields(name: str) -> None:
+    pack = PACKS[name]
+    for archetype in pack.archetypes:
+        session = pack.session({"format": "html", "archetypes": archetype}, "/nonexistent", 1)
+        for index in range(4):
+            record, html, printed, _ = session.prepare(f"labels-{archetype}", index)
+            assert record.archetype == archetype
+            # column headers may name a field a document happens not to print
+            labels = set(re.findall(r'data-label="([a-z_]+)"(?! data-label-scope)', html))
+            assert 'data-header="title"' in html, archetype
+            assert len(labels) >= 8, (archetype, labels)
+            # a label names the field it labels
+            assert labels <= {p.name for p in printed}, labels - {p.name for p in printed}
+            if name != "receipt":
+                assert 'data-label-scope="column"' in html

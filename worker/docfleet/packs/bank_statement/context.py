@@ -1,0 +1,154 @@
+"""Bank statement → render context, paginated with the invoice pack's paginator: page 1
+opens with the opening balance, each later page with the balance brought forward, each
+page but the last ends with the balance carried forward, the last with the summary."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from docfleet.packs.bank_statement.records import BankStatement, Transaction
+from docfleet.packs.invoice.archetypes import FORM, MONO, SANS, SERIF, Archetype, paginate
+from docfleet.packs.invoice.context import PALETTES
+from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction
+from docfleet.packs.templated import labels_for, money_field, text_field
+from docfleet.render.html import Field
+from docfleet.render.logo import logo_svg
+
+#: ``next_top`` includes the brought-forward row, ``bottom`` the carried-forward row
+BS_ARCHETYPES: dict[str, Archetype] = {
+    "retail": Archetype("retail", "bank_statement/retail.html.j2", SANS, row_height=28,
+                        first_top=470, next_top=200, bottom=150, totals_base=150, tax_row=0),
+    "ledger": Archetype("ledger", "bank_statement/ledger.html.j2", FORM + MONO[:1],
+                        row_height=22, first_top=400, next_top=180, bottom=130,
+                        totals_base=150, tax_row=0),
+    "private": Archetype("private", "bank_statement/private.html.j2", SERIF, row_height=30,
+                         first_top=500, next_top=200, bottom=160, totals_base=90,
+                         tax_row=0),
+}
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {"title": "Account statement", "statement_number": "Statement no.",
+           "issue_date": "Date of issue", "period": "Period", "to": "to",
+           "holder": "Account holder", "iban": "IBAN", "bic": "BIC",
+           "account_number": "Account no.", "routing_number": "Routing no.",
+           "opening_balance": "Opening balance", "closing_balance": "Closing balance",
+           "total_credits": "Total paid in", "total_debits": "Total paid out",
+           "booking_date": "Date", "value_date": "Value", "description": "Description",
+           "reference": "Reference", "debit": "Paid out", "credit": "Paid in",
+           "amount": "Amount", "balance": "Balance",
+           "brought": "Balance brought forward", "carried": "Balance carried forward",
+           "page": "Page", "of": "of", "summary": "Summary",
+           "note": "Please check this statement and tell us of any discrepancy within 30 days."},
+    "fr": {"title": "Relevé de compte", "statement_number": "Relevé n°",
+           "issue_date": "Date d'édition", "period": "Période du", "to": "au",
+           "holder": "Titulaire", "iban": "IBAN", "bic": "BIC",
+           "account_number": "N° de compte", "routing_number": "Code guichet",
+           "opening_balance": "Solde initial", "closing_balance": "Solde final",
+           "total_credits": "Total crédits", "total_debits": "Total débits",
+           "booking_date": "Date", "value_date": "Valeur", "description": "Libellé",
+           "reference": "Référence", "debit": "Débit", "credit": "Crédit",
+           "amount": "Montant", "balance": "Solde",
+           "brought": "Solde reporté", "carried": "Solde à reporter", "page": "Page",
+           "of": "sur", "summary": "Synthèse",
+           "note": "Merci de vérifier ce relevé et de signaler toute anomalie sous 30 jours."},
+    "de": {"title": "Kontoauszug", "statement_number": "Auszug Nr.",
+           "issue_date": "Erstellt am", "period": "Zeitraum", "to": "bis",
+           "holder": "Kontoinhaber", "iban": "IBAN", "bic": "BIC",
+           "account_number": "Kontonummer", "routing_number": "BLZ",
+           "opening_balance": "Alter Kontostand", "closing_balance": "Neuer Kontostand",
+           "total_credits": "Summe Haben", "total_debits": "Summe Soll",
+           "booking_date": "Buchung", "value_date": "Valuta",
+           "description": "Verwendungszweck", "reference": "Referenz", "debit": "Soll",
+           "credit": "Haben",
+           "amount": "Betrag", "balance": "Saldo", "brought": "Übertrag",
+           "carried": "Übertrag auf Folgeseite", "page": "Seite", "of": "von",
+           "summary": "Übersicht",
+           "note": "Bitte prüfen Sie diesen Auszug; Einwendungen innerhalb von 6 Wochen."},
+}
+
+
+@dataclass(frozen=True)
+class StatementPage:
+    number: int
+    count: int
+    lines: list[dict[str, Field | None]]
+    last: bool
+    brought: Field | None  # pages 2+: balance brought forward
+    carried: Field | None  # all but the last page
+
+
+def page_size(s: BankStatement) -> tuple[int, int]:
+    page = JURISDICTIONS[s.locale].page
+    return page[0], page[1]
+
+
+def line_pages(s: BankStatement) -> list[range]:
+    spec = BS_ARCHETYPES[s.archetype]
+    height = page_size(s)[1]
+    return paginate(len(s.transactions), spec.capacity(height, True),
+                    spec.capacity(height, False), spec.totals_rows(0))
+
+
+def _tx(jur: Jurisdiction, t: Transaction) -> dict[str, Field | None]:
+    n = t.line
+    magnitude = abs(t.amount)
+    return {
+        "booking_date": Field("booking_date", jur.date(t.booking_date),
+                              t.booking_date.isoformat(), n),
+        "value_date": Field("value_date", jur.date(t.value_date), t.value_date.isoformat(), n),
+        "description": text_field("description", t.description, n),
+        "reference": text_field("reference", t.reference, n),
+        "debit": money_field(jur, "debit", magnitude, n) if t.amount < 0 else None,
+        "credit": money_field(jur, "credit", magnitude, n) if t.amount > 0 else None,
+        "amount": money_field(jur, "amount", t.amount, n),
+        "balance": money_field(jur, "balance", t.balance, n),
+    }
+
+
+def build_context(s: BankStatement) -> dict[str, Any]:
+    jur = JURISDICTIONS[s.locale]
+    spec = BS_ARCHETYPES[s.archetype]
+    style = random.Random(s.style_seed)
+    primary, secondary = style.choice(PALETTES)
+    width, height = page_size(s)
+    L = labels_for(LABELS, jur.language)
+    txs = [_tx(jur, t) for t in s.transactions]
+    ranges = line_pages(s)
+    pages = []
+    for i, r in enumerate(ranges):
+        number, last = i + 1, i == len(ranges) - 1
+        before = s.transactions[r.start - 1].balance if r.start else s.opening_balance
+        after = s.transactions[r.stop - 1].balance if len(r) else before
+        pages.append(StatementPage(
+            number, len(ranges), [txs[k] for k in r], last,
+            money_field(jur, "balance_brought_forward", before, number) if number > 1 else None,
+            None if last else money_field(jur, "balance_carried_forward", after, number)))
+    address = "\n".join(s.holder_address)
+    return {
+        "lang": jur.language, "title": s.statement_number, "page_w": width, "page_h": height,
+        "font": style.choice(spec.fonts), "font_size": style.choice((11, 11.5, 12)),
+        "primary": primary, "secondary": secondary, "row_h": spec.row_height,
+        "logo": logo_svg(style.getrandbits(32), primary, secondary, size=48),
+        "L": L,
+        "bank_name": text_field("bank_name", s.bank_name),
+        "bank_address": text_field("bank_address", "\n".join(s.bank_address)),
+        "bic": text_field("bic", s.bic),
+        "holder_name": text_field("holder_name", s.holder_name),
+        "holder_address": text_field("holder_address", address),
+        "iban": text_field("iban", s.iban) if s.iban else None,
+        "routing_number": text_field("routing_number", s.routing_number)
+        if s.routing_number else None,
+        "account_number": text_field("account_number", s.account_number),
+        "statement_number": text_field("statement_number", s.statement_number),
+        "issue_date": Field("issue_date", jur.date(s.issue_date), s.issue_date.isoformat()),
+        "period_start": Field("period_start", jur.date(s.period_start),
+                              s.period_start.isoformat()),
+        "period_end": Field("period_end", jur.date(s.period_end), s.period_end.isoformat()),
+        "opening_balance": money_field(jur, "opening_balance", s.opening_balance),
+        "closing_balance": money_field(jur, "closing_balance", s.closing_balance),
+        "total_credits": money_field(jur, "total_credits", s.total_credits),
+        "total_debits": money_field(jur, "total_debits", s.total_debits),
+        "pages": pages,
+    }

@@ -1,0 +1,67 @@
+"""The ``bank_statement`` pack: one month of a current account over one or more pages,
+a running balance that reconciles exactly from the opening to the closing balance
+(brought / carried forward between pages), the holder and an IBAN or a domestic account
+number valid for the locale. Archetypes: retail, ledger, private."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from docfleet.packs.bank_statement.context import BS_ARCHETYPES, build_context, page_size
+from docfleet.packs.bank_statement.records import BankStatement
+from docfleet.packs.bank_statement.schema import TABLES
+from docfleet.packs.bank_statement.source import BankStatementSource
+from docfleet.packs.templated import PackOptions, StepsPack, document_meta
+
+MAX_TRANSACTIONS = 300
+
+
+class BankStatementSteps:
+    tables: dict[str, pa.Schema] = TABLES
+    line_field = "description"
+
+    def source(self, options: PackOptions) -> BankStatementSource:
+        return BankStatementSource(options)
+
+    def page_size(self, record: BankStatement) -> tuple[int, int]:
+        return page_size(record)
+
+    def template(self, record: BankStatement) -> str:
+        return BS_ARCHETYPES[record.archetype].template
+
+    def context(self, record: BankStatement) -> dict[str, Any]:
+        return build_context(record)
+
+    def rows(self, s: BankStatement, pages: int | None, size: tuple[float, float] | None,
+             line_pages: dict[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+        head = {
+            **document_meta(s, pages, size),
+            "statement_number": s.statement_number, "issue_date": s.issue_date,
+            "period_start": s.period_start, "period_end": s.period_end,
+            "bank_name": s.bank_name, "bank_address": "\n".join(s.bank_address),
+            "bic": s.bic, "holder_name": s.holder_name,
+            "holder_address": "\n".join(s.holder_address), "iban": s.iban,
+            "routing_number": s.routing_number, "account_number": s.account_number,
+            "opening_balance": s.opening_balance, "total_credits": s.total_credits,
+            "total_debits": s.total_debits, "closing_balance": s.closing_balance,
+            "transaction_count": len(s.transactions),
+        }
+        txs = [{
+            "document": s.document, "line": t.line,
+            "page": line_pages[t.line] if line_pages else None,
+            "booking_date": t.booking_date, "value_date": t.value_date,
+            "description": t.description, "reference": t.reference, "amount": t.amount,
+            "balance": t.balance,
+        } for t in s.transactions]
+        return {"statements": [head], "transactions": txs}
+
+
+class BankStatementPack(StepsPack):
+    """Bank statements with exact golden truth (see the module docstring)."""
+
+    name = "bank_statement"
+    archetypes = tuple(BS_ARCHETYPES)
+    steps = BankStatementSteps()
+    max_lines = MAX_TRANSACTIONS

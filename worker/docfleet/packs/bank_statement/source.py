@@ -1,0 +1,131 @@
+"""The bank-statement :class:`DocumentSource`: ``generate(run_id, index)`` →
+:class:`BankStatement`, every draw from ``document_rng(run_id, index)`` in a fixed order:
+one calendar month of an individual's current account (salary, rent, card payments,
+direct debits, transfers, cash), an account number valid for the locale."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from decimal import Decimal
+
+from docfleet.packs.bank_statement.records import BankStatement, Transaction, running
+from docfleet.packs.banking import account_for
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.invoice.source import _address, _faker
+from docfleet.packs.templated import MINOR_UNITS, PackOptions, digits, fit, pick, round_money
+from docfleet.seeding import document_rng
+from docfleet.telemetry import traced
+
+FIRST_MONTH = dt.date(2023, 1, 1)
+MONTHS = 36
+BANKS = {
+    "en": ("Northgate Bank", "Albion Savings", "First Harbor Bank", "Crown & Mercer Bank"),
+    "fr": ("Banque du Rhône", "Crédit Atlantique", "Banque Lafayette", "Caisse Solidaire"),
+    "de": ("Rheinische Bank", "Sparkasse Nordheim", "Volksbank Mittelland", "Hansa Bank"),
+}
+#: kind → (words per language, amount range, sign)
+KINDS: dict[str, tuple[dict[str, str], tuple[int, int], int]] = {
+    "card": ({"en": "Card payment", "fr": "Paiement CB", "de": "Kartenzahlung"},
+             (3, 180), -1),
+    "debit": ({"en": "Direct debit", "fr": "Prélèvement", "de": "Lastschrift"},
+              (15, 160), -1),
+    "transfer_out": ({"en": "Transfer to", "fr": "Virement à", "de": "Überweisung an"},
+                     (20, 900), -1),
+    "transfer_in": ({"en": "Transfer from", "fr": "Virement de", "de": "Gutschrift von"},
+                    (20, 700), 1),
+    "cash": ({"en": "Cash withdrawal", "fr": "Retrait DAB", "de": "Bargeldauszahlung"},
+             (20, 300), -1),
+    "fee": ({"en": "Account fee", "fr": "Frais de tenue", "de": "Kontoführung"}, (2, 12), -1),
+}
+SALARY = {"en": "Salary", "fr": "Salaire", "de": "Gehalt"}
+RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauerauftrag Miete"}
+
+
+def _bic(rng: random.Random, bank: str, country: str) -> str:
+    letters = "".join(c for c in bank.upper() if c.isalpha())[:4].ljust(4, "X")
+    return f"{letters}{country}{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}" \
+           f"{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}" + rng.choice(("", "XXX"))
+
+
+class BankStatementSource:
+    """Deterministic statements for one run's options."""
+
+    def __init__(self, options: PackOptions) -> None:
+        self.options = options
+
+    @traced("docfleet.render.record", lambda self, run_id, index: {
+        "docfleet.document.index": index})
+    def generate(self, run_id: str, index: int) -> BankStatement:
+        rng = document_rng(run_id, index)
+        opts = self.options
+        locale = pick(rng, opts.locales)
+        archetype = pick(rng, opts.archetypes)
+        condition = pick(rng, opts.conditions)
+        jur = JURISDICTIONS[locale]
+        lang = jur.language
+        cur = jur.currency
+        scale = Decimal(150) if MINOR_UNITS.get(cur, 2) == 0 else Decimal(1)
+        fake = _faker(jur.faker_locale)
+        fake.seed_instance(rng.getrandbits(64))
+        state = "NY" if locale == "en-US" else None
+        bank = rng.choice(BANKS.get(lang, BANKS["en"]))
+        bank_address = tuple(fit(a, 40) for a in _address(fake, jur, state))
+        holder = fit(fake.name(), 36)
+        holder_address = tuple(fit(a, 40) for a in _address(fake, jur, state))
+        account = account_for(rng, locale)
+        month = rng.randrange(MONTHS)
+        start = dt.date(FIRST_MONTH.year + month // 12, month % 12 + 1, 1)
+        end = (start.replace(day=28) + dt.timedelta(days=4)).replace(day=1) \
+            - dt.timedelta(days=1)
+        count = rng.randint(*opts.lines) if opts.lines else (
+            rng.randint(6, 28) if rng.random() < 0.8 else rng.randint(40, 90))
+        employer = fit(fake.company(), 24)
+        drafts: list[tuple[dt.date, str, Decimal]] = []
+        q = lambda v: round_money(v, cur)  # noqa: E731
+        for k in range(count):
+            day = start + dt.timedelta(days=rng.randrange((end - start).days + 1))
+            if k == 0:
+                text, amount = f"{SALARY.get(lang, SALARY['en'])} {employer}", \
+                    Decimal(rng.randint(180000, 520000)) / 100
+            elif k == 1 and count > 4:
+                text, amount = RENT.get(lang, RENT["en"]), -Decimal(rng.randint(500, 1800))
+            else:
+                kind = rng.choices(list(KINDS), (10, 4, 2, 2, 2, 1))[0]
+                words, (lo, hi), sign = KINDS[kind]
+                word = words.get(lang, words["en"])
+                if kind == "cash":
+                    text, amount = word, Decimal(rng.randint(lo // 10, hi // 10) * 10)
+                elif kind in ("transfer_out", "transfer_in"):
+                    text = f"{word} {fake.name()}"
+                    amount = Decimal(rng.randint(lo * 100, hi * 100)) / 100
+                elif kind == "fee":
+                    text, amount = word, Decimal(rng.randint(lo * 100, hi * 100)) / 100
+                else:
+                    text = f"{word} {fake.company()}"
+                    amount = Decimal(rng.randint(lo * 100, hi * 100)) / 100
+                amount *= sign
+            drafts.append((day, fit(text, 32), q(amount * scale)))
+        drafts.sort(key=lambda d: d[0])
+        opening = q(Decimal(rng.randint(-50000, 900000)) / 100 * scale)
+        balances = running(opening, [d[2] for d in drafts])
+        txs = []
+        for n, ((day, text, amount), balance) in enumerate(zip(drafts, balances, strict=True),
+                                                           start=1):
+            value = day + dt.timedelta(days=rng.choice((0, 0, 0, 1, 2)))
+            ref = rng.choice((f"REF {digits(rng, 10)}", f"{digits(rng, 6)}-{digits(rng, 4)}",
+                              f"E2E{digits(rng, 12)}"))
+            txs.append(Transaction(n, day, value, text, ref, amount, balance))
+        credits = sum((t.amount for t in txs if t.amount > 0), Decimal(0))
+        debits = -sum((t.amount for t in txs if t.amount < 0), Decimal(0))
+        return BankStatement(
+            document=index, statement_number=f"{end.year}/{end.month:02d}-{rng.randint(1, 99)}",
+            archetype=archetype, locale=locale, condition=condition, format=opts.format,
+            currency=cur, issue_date=end + dt.timedelta(days=rng.randint(1, 4)),
+            period_start=start, period_end=end, bank_name=bank, bank_address=bank_address,
+            bic=_bic(rng, bank, locale.rsplit("-", 1)[-1].upper()), holder_name=holder,
+            holder_address=holder_address, iban=account.iban,
+            routing_number=account.routing, account_number=account.number,
+            opening_balance=opening, transactions=tuple(txs), total_credits=credits,
+            total_debits=debits, closing_balance=balances[-1], style_seed=rng.getrandbits(32),
+        )

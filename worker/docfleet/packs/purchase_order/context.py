@@ -1,0 +1,143 @@
+"""Purchase order → render context (printed golden values as :class:`Field`), paginated
+with the invoice pack's paginator; archetype geometry in :data:`PO_ARCHETYPES`."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from docfleet.packs.invoice.archetypes import FORM, SANS, SERIF, Archetype, paginate
+from docfleet.packs.invoice.context import PALETTES, Page, _party
+from docfleet.packs.invoice.locales import JURISDICTIONS, canonical
+from docfleet.packs.purchase_order.records import OrderLine, PurchaseOrder
+from docfleet.packs.templated import labels_for, money_field, text_field
+from docfleet.render.html import Field
+from docfleet.render.logo import logo_svg
+
+PO_ARCHETYPES: dict[str, Archetype] = {
+    "standard": Archetype("standard", "purchase_order/standard.html.j2", SANS + SERIF[:1],
+                          row_height=24, first_top=460, next_top=160, bottom=120,
+                          totals_base=210, tax_row=22),
+    "grid": Archetype("grid", "purchase_order/grid.html.j2", FORM, row_height=24,
+                      first_top=480, next_top=160, bottom=120, totals_base=210, tax_row=22),
+    "banner": Archetype("banner", "purchase_order/banner.html.j2", SERIF + SANS[:1],
+                        row_height=26, first_top=470, next_top=170, bottom=110,
+                        totals_base=210, tax_row=22),
+}
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {"title": "PURCHASE ORDER", "po_number": "PO number", "issue_date": "Order date",
+           "supplier": "Supplier", "buyer": "Buyer", "ship_to": "Ship to",
+           "supplier_number": "Vendor no.", "contact": "Buyer contact",
+           "delivery_terms": "Delivery terms", "delivery_date": "Requested delivery",
+           "payment_terms": "Payment terms", "payment": "Net {days} days",
+           "line_number": "#", "sku": "Item no.", "description": "Description",
+           "requested_date": "Req. date", "quantity": "Qty", "unit": "Unit",
+           "unit_price": "Agreed price", "amount": "Amount", "subtotal": "Subtotal",
+           "total": "Order total", "tax_id": "Tax ID", "phone": "Phone", "email": "Email",
+           "page": "Page", "of": "of", "continued": "continued",
+           "signature": "Authorised signature",
+           "note": "Please quote the PO number on every invoice and delivery note."},
+    "fr": {"title": "BON DE COMMANDE", "po_number": "N° de commande",
+           "issue_date": "Date de commande", "supplier": "Fournisseur", "buyer": "Acheteur",
+           "ship_to": "Livrer à", "supplier_number": "N° fournisseur", "contact": "Contact",
+           "delivery_terms": "Conditions de livraison",
+           "delivery_date": "Livraison souhaitée", "payment_terms": "Paiement",
+           "payment": "{days} jours net", "line_number": "N°", "sku": "Réf.",
+           "description": "Désignation", "requested_date": "Date souh.",
+           "quantity": "Qté", "unit": "Unité", "unit_price": "Prix convenu HT",
+           "amount": "Montant HT", "subtotal": "Total HT", "total": "Total TTC",
+           "tax_id": "N° TVA intracom.", "phone": "Tél.", "email": "E-mail",
+           "page": "Page", "of": "sur", "continued": "suite",
+           "signature": "Signature autorisée",
+           "note": "Merci de rappeler le numéro de commande sur factures et bons de livraison."},
+    "de": {"title": "BESTELLUNG", "po_number": "Bestellnr.", "issue_date": "Bestelldatum",
+           "supplier": "Lieferant", "buyer": "Besteller", "ship_to": "Lieferanschrift",
+           "supplier_number": "Lieferantennr.", "contact": "Ansprechpartner",
+           "delivery_terms": "Lieferbedingungen", "delivery_date": "Liefertermin",
+           "payment_terms": "Zahlung", "payment": "{days} Tage netto",
+           "line_number": "Pos.", "sku": "Art.-Nr.", "description": "Bezeichnung",
+           "requested_date": "Termin", "quantity": "Menge", "unit": "Einheit",
+           "unit_price": "Vereinb. Preis", "amount": "Betrag", "subtotal": "Summe netto",
+           "total": "Gesamtbetrag", "tax_id": "USt-IdNr.", "phone": "Tel.",
+           "email": "E-Mail", "page": "Seite", "of": "von", "continued": "Fortsetzung",
+           "signature": "Unterschrift",
+           "note": "Bitte die Bestellnummer auf allen Rechnungen und Lieferscheinen angeben."},
+}
+
+
+def page_size(po: PurchaseOrder) -> tuple[int, int]:
+    page = JURISDICTIONS[po.locale].page
+    return page[0], page[1]
+
+
+def line_pages(po: PurchaseOrder) -> list[range]:
+    spec = PO_ARCHETYPES[po.archetype]
+    height = page_size(po)[1]
+    return paginate(len(po.lines), spec.capacity(height, True), spec.capacity(height, False),
+                    spec.totals_rows(len(po.taxes)))
+
+
+def _line(po: PurchaseOrder, item: OrderLine) -> dict[str, Field]:
+    jur = JURISDICTIONS[po.locale]
+    n = item.line
+    price = jur.number(item.unit_price, item.price_places)
+    price_text = f"{jur.symbol}{price}" if jur.symbol_first else f"{price}\u00a0{jur.symbol}"
+    return {
+        "number": text_field("line_number", str(n), n),
+        "sku": text_field("sku", item.sku, n),
+        "description": text_field("description", item.description, n),
+        "requested_date": Field("requested_date", jur.date(item.requested_date),
+                                item.requested_date.isoformat(), n),
+        "quantity": Field("quantity", jur.number(item.quantity, item.quantity_places),
+                          format(item.quantity, "f"), n),
+        "unit": text_field("unit", item.unit, n),
+        "unit_price": Field("unit_price", price_text, format(item.unit_price, "f"), n),
+        "amount": money_field(jur, "amount", item.amount, n),
+        "tax_rate": Field("line_tax_rate", jur.percent(item.tax_rate),
+                          canonical(item.tax_rate), n),
+    }
+
+
+def build_context(po: PurchaseOrder) -> dict[str, Any]:
+    jur = JURISDICTIONS[po.locale]
+    spec = PO_ARCHETYPES[po.archetype]
+    style = random.Random(po.style_seed)
+    primary, secondary = style.choice(PALETTES)
+    font = style.choice(spec.fonts)
+    long_dates = style.random() < 0.4
+    width, height = page_size(po)
+    L = labels_for(LABELS, jur.language)
+    lines = [_line(po, item) for item in po.lines]
+    ranges = line_pages(po)
+    pages = [Page(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
+             for i, r in enumerate(ranges)]
+    ship_to = "\n".join(po.ship_to)
+    return {
+        "lang": jur.language, "title": po.po_number, "page_w": width, "page_h": height,
+        "font": font, "font_size": style.choice((11.5, 12, 12.5)), "primary": primary,
+        "secondary": secondary, "logo": logo_svg(style.getrandbits(32), primary, secondary),
+        "L": L, "tax_name": jur.tax_name,
+        "buyer": _party(jur, "buyer", po.buyer),
+        "supplier": _party(jur, "supplier", po.supplier),
+        "po_number": text_field("po_number", po.po_number),
+        "issue_date": Field("issue_date", jur.date(po.issue_date, long=long_dates),
+                            po.issue_date.isoformat()),
+        "supplier_number": text_field("supplier_number", po.supplier_number),
+        "contact": text_field("contact", po.contact),
+        "ship_to": text_field("ship_to", ship_to),
+        "incoterm": text_field("incoterm", po.incoterm),
+        "delivery_place": text_field("delivery_place", po.delivery_place),
+        "delivery_date": Field("delivery_date", jur.date(po.delivery_date, long=long_dates),
+                               po.delivery_date.isoformat()),
+        "payment_terms": Field("payment_terms", L["payment"].format(days=po.payment_days),
+                               str(po.payment_days)),
+        "pages": pages,
+        "show_line_tax": len(po.taxes) > 1,
+        "subtotal": money_field(jur, "subtotal", po.subtotal),
+        "taxes": [{"rate": Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k),
+                   "base": money_field(jur, "tax_base", t.base, k),
+                   "amount": money_field(jur, "tax_amount", t.amount, k)}
+                  for k, t in enumerate(po.taxes, start=1)],
+        "total": money_field(jur, "total", po.total),
+    }

@@ -1,0 +1,69 @@
+"""The ``purchase_order`` pack: a buyer's order to a supplier: ship-to address, Incoterms
+delivery terms, requested dates per line and for the order, agreed prices, taxes; one or
+more A4/Letter pages. Archetypes: standard, grid, banner."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from docfleet.packs.purchase_order.context import PO_ARCHETYPES, build_context, page_size
+from docfleet.packs.purchase_order.records import PurchaseOrder
+from docfleet.packs.purchase_order.schema import TABLES
+from docfleet.packs.purchase_order.source import PurchaseOrderSource
+from docfleet.packs.templated import PackOptions, StepsPack, document_meta
+
+MAX_LINES = 200
+
+
+class PurchaseOrderSteps:
+    tables: dict[str, pa.Schema] = TABLES
+    line_field = "description"
+
+    def source(self, options: PackOptions) -> PurchaseOrderSource:
+        return PurchaseOrderSource(options)
+
+    def page_size(self, record: PurchaseOrder) -> tuple[int, int]:
+        return page_size(record)
+
+    def template(self, record: PurchaseOrder) -> str:
+        return PO_ARCHETYPES[record.archetype].template
+
+    def context(self, record: PurchaseOrder) -> dict[str, Any]:
+        return build_context(record)
+
+    def rows(self, po: PurchaseOrder, pages: int | None, size: tuple[float, float] | None,
+             line_pages: dict[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+        b, s = po.buyer, po.supplier
+        head = {
+            **document_meta(po, pages, size),
+            "po_number": po.po_number, "issue_date": po.issue_date,
+            "buyer_name": b.name, "buyer_address": "\n".join(b.address),
+            "buyer_tax_id": b.tax_id, "buyer_phone": b.phone, "buyer_email": b.email,
+            "supplier_name": s.name, "supplier_address": "\n".join(s.address),
+            "supplier_tax_id": s.tax_id, "supplier_number": po.supplier_number,
+            "ship_to": "\n".join(po.ship_to), "contact": po.contact, "incoterm": po.incoterm,
+            "delivery_place": po.delivery_place, "delivery_date": po.delivery_date,
+            "payment_days": po.payment_days, "product_line": po.product_line,
+            "line_count": len(po.lines), "subtotal": po.subtotal, "tax_total": po.tax_total,
+            "total": po.total,
+            "taxes": [{"rate": t.rate, "base": t.base, "amount": t.amount} for t in po.taxes],
+        }
+        lines = [{
+            "document": po.document, "line": i.line,
+            "page": line_pages[i.line] if line_pages else None, "sku": i.sku,
+            "description": i.description, "quantity": i.quantity, "unit": i.unit,
+            "unit_price": i.unit_price, "amount": i.amount, "tax_rate": i.tax_rate,
+            "requested_date": i.requested_date,
+        } for i in po.lines]
+        return {"purchase_orders": [head], "order_lines": lines}
+
+
+class PurchaseOrderPack(StepsPack):
+    """Purchase orders with exact golden truth (see the module docstring)."""
+
+    name = "purchase_order"
+    archetypes = tuple(PO_ARCHETYPES)
+    steps = PurchaseOrderSteps()
+    max_lines = MAX_LINES

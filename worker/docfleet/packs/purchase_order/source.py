@@ -1,0 +1,106 @@
+"""The purchase-order :class:`DocumentSource`: ``generate(run_id, index)`` →
+:class:`PurchaseOrder`, every draw from ``document_rng(run_id, index)`` in a fixed order.
+Goods come from the invoice pack's product lines (metered services excluded: nobody
+orders kWh on a PO); quantities and agreed prices use its rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from decimal import Decimal
+
+from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES
+from docfleet.packs.invoice.products import PRODUCT_LINES, UNITS, Product
+from docfleet.packs.invoice.source import _address, _faker, _party, _quantity, _unit_price
+from docfleet.packs.purchase_order.records import (
+    INCOTERMS,
+    OrderLine,
+    PurchaseOrder,
+    order_taxes,
+)
+from docfleet.packs.templated import PackOptions, digits, fit, pick, round_money
+from docfleet.seeding import document_rng
+from docfleet.telemetry import traced
+
+FIRST_DAY = dt.date(2023, 1, 1)
+DAYS = 3 * 365
+ORDERABLE = tuple(
+    (line, tuple(p for p in line.products if p.pricing != "metered"))
+    for line in PRODUCT_LINES
+    if sum(p.pricing != "metered" for p in line.products) >= 2
+)
+
+
+def _po_number(rng: random.Random, day: dt.date) -> str:
+    style = rng.randrange(3)
+    if style == 0:
+        return f"PO-{day.year}-{digits(rng, 5)}"
+    if style == 1:
+        return f"45{digits(rng, 8)}"
+    return f"B{day.strftime('%y%m')}-{digits(rng, 4)}"
+
+
+class PurchaseOrderSource:
+    """Deterministic purchase orders for one run's options."""
+
+    def __init__(self, options: PackOptions) -> None:
+        self.options = options
+
+    @traced("docfleet.render.record", lambda self, run_id, index: {
+        "docfleet.document.index": index})
+    def generate(self, run_id: str, index: int) -> PurchaseOrder:
+        rng = document_rng(run_id, index)
+        opts = self.options
+        locale = pick(rng, opts.locales)
+        archetype = pick(rng, opts.archetypes)
+        condition = pick(rng, opts.conditions)
+        jur = JURISDICTIONS[locale]
+        lang = jur.language
+        fake = _faker(jur.faker_locale)
+        fake.seed_instance(rng.getrandbits(64))
+        state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
+        buyer = _party(rng, fake, jur, seller=True, state=state)
+        supplier = _party(rng, fake, jur, seller=True,
+                          state=rng.choice(sorted(US_STATE_RATES)) if state else None)
+        ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in _address(fake, jur, state)))
+        rates = dict(jur.rates)
+        if state is not None:
+            rates = {"standard": US_STATE_RATES[state], "reduced": Decimal(0),
+                     "zero": Decimal(0)}
+        product_line, products = rng.choice(ORDERABLE)
+        pool: list[Product] = list(products)
+        rng.shuffle(pool)
+        count = rng.randint(*opts.lines) if opts.lines else (
+            rng.randint(1, 8) if rng.random() < 0.85 else rng.randint(14, 40))
+        issue = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
+        lead = rng.choice((7, 10, 14, 21, 28, 30, 45))
+        lines = []
+        q = lambda v: round_money(v, jur.currency)  # noqa: E731
+        for number in range(1, count + 1):
+            product = pool[(number - 1) % len(pool)]
+            quantity, qplaces = _quantity(rng, product)
+            price, pplaces = _unit_price(rng, product, quantity)
+            if jur.currency == "JPY":
+                price, pplaces = (price * 150).quantize(Decimal(1)), 0
+            requested = issue + dt.timedelta(days=lead + rng.choice((0, 0, 0, 7, 14)))
+            lines.append(OrderLine(
+                number, f"{product.code}-{rng.randint(100, 999)}",
+                product.names.get(lang, product.names["en"]), quantity, qplaces,
+                UNITS[product.unit].get(lang, UNITS[product.unit]["en"]), price, pplaces,
+                q(quantity * price), rates[product.tax_class], requested))
+        items = tuple(lines)
+        taxes = order_taxes(items, jur.currency)
+        subtotal = sum((i.amount for i in items), Decimal(0))
+        tax_total = sum((t.amount for t in taxes), Decimal(0))
+        return PurchaseOrder(
+            document=index, po_number=_po_number(rng, issue), archetype=archetype,
+            locale=locale, condition=condition, format=opts.format, currency=jur.currency,
+            issue_date=issue, buyer=buyer, supplier=supplier,
+            supplier_number=f"V{digits(rng, 6)}", ship_to=ship_to,
+            contact=fit(fake.name(), 30), incoterm=rng.choice(INCOTERMS),
+            delivery_place=fit(fake.city(), 24),
+            delivery_date=max(i.requested_date for i in items),
+            payment_days=rng.choice((14, 30, 30, 45, 60, 90)), product_line=product_line.key,
+            lines=items, taxes=taxes, subtotal=subtotal, tax_total=tax_total,
+            total=subtotal + tax_total, style_seed=rng.getrandbits(32),
+        )

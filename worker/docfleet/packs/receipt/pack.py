@@ -1,0 +1,71 @@
+"""The ``receipt`` pack: till receipts on one continuous narrow page (80 or 58 mm wide,
+exactly as tall as the printed rows), CORD-like items with modifiers and discounts, taxes,
+payment (cash with change, or card). Archetypes: thermal, compact, bistro."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.receipt.context import build_context, item_rows, page_height
+from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.packs.receipt.records import Receipt
+from docfleet.packs.receipt.schema import TABLES
+from docfleet.packs.receipt.source import ReceiptSource
+from docfleet.packs.templated import PackOptions, StepsPack, document_meta
+
+#: a continuous page stays under Chromium's/PDF's page height limit (200 in)
+MAX_ITEMS = 60
+
+
+class ReceiptSteps:
+    tables: dict[str, pa.Schema] = TABLES
+    line_field = "item_name"
+
+    def source(self, options: PackOptions) -> ReceiptSource:
+        return ReceiptSource(options)
+
+    def page_size(self, record: Receipt) -> tuple[int, int]:
+        return RECEIPT_LAYOUTS[record.archetype].width, page_height(record)
+
+    def template(self, record: Receipt) -> str:
+        return f"receipt/{record.archetype}.html.j2"
+
+    def context(self, record: Receipt) -> dict[str, Any]:
+        return build_context(record)
+
+    def rows(self, r: Receipt, pages: int | None, size: tuple[float, float] | None,
+             line_pages: dict[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+        s = r.store
+        head = {
+            **document_meta(r, pages, size),
+            "receipt_number": r.receipt_number, "issue_date": r.issue_date,
+            "issue_time": r.issue_time, "store_name": s.name,
+            "store_address": "\n".join(s.address), "store_phone": s.phone,
+            "store_tax_id": s.tax_id, "store_kind": r.store_kind, "till": r.till,
+            "cashier": r.cashier, "item_count": r.item_count, "subtotal": r.subtotal,
+            "discount_total": r.discount_total, "tax_inclusive": r.tax_inclusive,
+            "tax_total": r.tax_total, "total": r.total,
+            "taxes": [{"rate": t.rate, "base": t.base, "amount": t.amount} for t in r.taxes],
+            "payment_method": r.payment_method, "tendered": r.tendered, "change": r.change,
+            "card_last4": r.card_last4,
+        }
+        _, tree = item_rows(r, JURISDICTIONS[r.locale], RECEIPT_LAYOUTS[r.archetype])
+        items = [{
+            "document": r.document, "row": t["row"], "item": t["item"], "kind": t["kind"],
+            "name": t["name"], "quantity": t["quantity"], "unit_price": t["unit_price"],
+            "discount_percent": t.get("percent"), "amount": t["amount"],
+            "tax_rate": t["tax_rate"], "page": 1 if pages else None,
+        } for t in tree]
+        return {"receipts": [head], "receipt_items": items}
+
+
+class ReceiptPack(StepsPack):
+    """Till receipts with exact golden truth (see the module docstring)."""
+
+    name = "receipt"
+    archetypes = tuple(RECEIPT_LAYOUTS)
+    steps = ReceiptSteps()
+    max_lines = MAX_ITEMS

@@ -1,0 +1,218 @@
+"""The receipt :class:`DocumentSource`: ``generate(run_id, index)`` → :class:`Receipt`.
+
+Every draw comes from ``document_rng(run_id, index)`` (and a Faker seeded from it) in a
+fixed order. Item names are at most 20 columns and every printed text is fitted to the
+archetype's column budget, so a receipt row never wraps.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import dataclass
+from decimal import Decimal
+
+from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.invoice.source import _faker, _party
+from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
+from docfleet.packs.templated import PackOptions, digits, fit, pick, round_money
+from docfleet.seeding import document_rng
+from docfleet.telemetry import traced
+
+FIRST_DAY = dt.date(2023, 1, 1)
+DAYS = 3 * 365
+
+
+@dataclass(frozen=True)
+class Goods:
+    names: dict[str, str]  # language → name (≤ 20 columns)
+    price: tuple[str, str]
+    tax_class: str = "standard"
+    weighed: bool = False  # sold per kg
+    modifiers: tuple[tuple[dict[str, str], str], ...] = ()  # (names, price)
+
+
+def _g(en: str, fr: str, de: str, lo: str, hi: str, **kw: object) -> Goods:
+    return Goods({"en": en, "fr": fr, "de": de}, (lo, hi), **kw)  # type: ignore[arg-type]
+
+
+MILK = ({"en": "Oat milk", "fr": "Lait d'avoine", "de": "Hafermilch"}, "0.50")
+SHOT = ({"en": "Extra shot", "fr": "Shot en plus", "de": "Extra Shot"}, "0.80")
+SYRUP = ({"en": "Vanilla syrup", "fr": "Sirop vanille", "de": "Vanillesirup"}, "0.60")
+CHEESE = ({"en": "Extra cheese", "fr": "Supp. fromage", "de": "Extra Käse"}, "1.20")
+BACON = ({"en": "Add bacon", "fr": "Supp. bacon", "de": "Mit Speck"}, "1.90")
+NOONION = ({"en": "No onions", "fr": "Sans oignons", "de": "Ohne Zwiebeln"}, "0")
+FRIES = ({"en": "Side fries", "fr": "Frites", "de": "Pommes"}, "2.50")
+
+STORES: dict[str, tuple[Goods, ...]] = {
+    "cafe": (
+        _g("Cappuccino", "Cappuccino", "Cappuccino", "2.80", "4.20",
+           modifiers=(MILK, SHOT, SYRUP)),
+        _g("Latte macchiato", "Latte macchiato", "Latte Macchiato", "3.20", "4.60",
+           modifiers=(MILK, SHOT, SYRUP)),
+        _g("Espresso", "Espresso", "Espresso", "1.80", "2.60", modifiers=(SHOT,)),
+        _g("Flat white", "Flat white", "Flat White", "3.00", "4.10", modifiers=(MILK,)),
+        _g("Croissant", "Croissant", "Croissant", "1.40", "2.60", tax_class="reduced"),
+        _g("Blueberry muffin", "Muffin myrtille", "Blaubeermuffin", "2.20", "3.40",
+           tax_class="reduced"),
+        _g("Ham sandwich", "Sandwich jambon", "Schinkenbrot", "4.20", "6.90",
+           tax_class="reduced", modifiers=(CHEESE,)),
+        _g("Orange juice", "Jus d'orange", "Orangensaft", "2.90", "4.50"),
+        _g("Carrot cake", "Gâteau carottes", "Karottenkuchen", "3.10", "4.80",
+           tax_class="reduced"),
+        _g("Iced tea", "Thé glacé", "Eistee", "2.60", "3.90"),
+    ),
+    "grocery": (
+        _g("Bananas", "Bananes", "Bananen", "1.19", "2.49", tax_class="reduced",
+           weighed=True),
+        _g("Apples Gala", "Pommes Gala", "Äpfel Gala", "1.99", "3.49", tax_class="reduced",
+           weighed=True),
+        _g("Tomatoes", "Tomates", "Tomaten", "2.49", "4.99", tax_class="reduced",
+           weighed=True),
+        _g("Whole milk 1L", "Lait entier 1L", "Vollmilch 1L", "0.89", "1.49",
+           tax_class="reduced"),
+        _g("Eggs x10", "Œufs x10", "Eier 10 St.", "2.19", "3.99", tax_class="reduced"),
+        _g("Sourdough bread", "Pain au levain", "Sauerteigbrot", "2.40", "4.20",
+           tax_class="reduced"),
+        _g("Butter 250g", "Beurre 250g", "Butter 250g", "1.89", "2.99", tax_class="reduced"),
+        _g("Pasta 500g", "Pâtes 500g", "Nudeln 500g", "0.99", "2.29", tax_class="reduced"),
+        _g("Olive oil 75cl", "Huile d'olive 75cl", "Olivenöl 0,75L", "5.49", "9.99",
+           tax_class="reduced"),
+        _g("Dish soap", "Liquide vaisselle", "Spülmittel", "1.29", "2.99"),
+        _g("Paper towels x4", "Essuie-tout x4", "Küchenrolle 4x", "2.49", "4.49"),
+        _g("Red wine 75cl", "Vin rouge 75cl", "Rotwein 0,75L", "4.99", "14.99"),
+    ),
+    "restaurant": (
+        _g("Cheeseburger", "Cheeseburger", "Cheeseburger", "8.50", "13.90",
+           modifiers=(CHEESE, BACON, NOONION, FRIES)),
+        _g("Caesar salad", "Salade César", "Caesar Salat", "7.90", "12.50",
+           modifiers=(BACON,)),
+        _g("Margherita pizza", "Pizza margherita", "Pizza Margherita", "7.50", "11.90",
+           modifiers=(CHEESE,)),
+        _g("Fish and chips", "Poisson frites", "Fish & Chips", "10.90", "15.50"),
+        _g("Soup of the day", "Soupe du jour", "Tagessuppe", "4.50", "6.90"),
+        _g("Sparkling water", "Eau gazeuse", "Mineralwasser", "2.20", "3.80"),
+        _g("Draft beer", "Bière pression", "Bier vom Fass", "3.90", "5.90"),
+        _g("Glass of wine", "Verre de vin", "Glas Wein", "4.50", "7.50"),
+        _g("Tiramisu", "Tiramisu", "Tiramisu", "4.90", "7.20"),
+        _g("Espresso", "Espresso", "Espresso", "1.80", "2.80"),
+    ),
+}
+
+DISCOUNT_NAMES = {
+    "en": ("Promo", "Happy hour", "Member price", "Staff discount"),
+    "fr": ("Promo", "Happy hour", "Prix fidélité", "Remise"),
+    "de": ("Aktion", "Happy Hour", "Kundenkarte", "Rabatt"),
+}
+DISCOUNTS = (Decimal(10), Decimal(15), Decimal(20), Decimal(25), Decimal(50))
+
+
+def _price(rng: random.Random, lo: str, hi: str, currency: str) -> Decimal:
+    low, high = Decimal(lo), Decimal(hi)
+    step = Decimal("0.01")
+    price = low + step * rng.randint(0, int((high - low) / step))
+    if rng.random() < 0.6:  # 3.90, 2.49
+        price = price.quantize(Decimal("0.1")) - (Decimal("0.01") if rng.random() < 0.4
+                                                   else 0)
+    if currency == "JPY":
+        price *= 150
+    return max(round_money(price, currency), round_money(Decimal("0.10"), currency))
+
+
+def _tendered(rng: random.Random, total: Decimal, currency: str) -> Decimal:
+    scale = Decimal(150) if currency == "JPY" else Decimal(1)
+    options = [total] + [n * scale for n in (Decimal(5), Decimal(10), Decimal(20),
+                                            Decimal(50), Decimal(100), Decimal(200))
+                         if n * scale >= total]
+    whole = (total // scale + 1) * scale
+    options.append(whole)
+    return round_money(rng.choice(options[:4]), currency)
+
+
+class ReceiptSource:
+    """Deterministic receipt records for one run's options."""
+
+    def __init__(self, options: PackOptions) -> None:
+        self.options = options
+
+    @traced("docfleet.render.record", lambda self, run_id, index: {
+        "docfleet.document.index": index})
+    def generate(self, run_id: str, index: int) -> Receipt:
+        rng = document_rng(run_id, index)
+        opts = self.options
+        locale = pick(rng, opts.locales)
+        archetype = pick(rng, opts.archetypes)
+        condition = pick(rng, opts.conditions)
+        jur = JURISDICTIONS[locale]
+        lang = jur.language
+        layout = RECEIPT_LAYOUTS[archetype]
+        cols = layout.columns
+        fake = _faker(jur.faker_locale)
+        fake.seed_instance(rng.getrandbits(64))
+        state = "NY" if locale == "en-US" else None
+        party = _party(rng, fake, jur, seller=True, state=state)
+        store = Store(
+            fit(party.name, int(cols / 1.35)),  # printed 1.3x larger
+            tuple(fit(line, cols) for line in party.address),
+            fit(party.phone, cols - 6),
+            fit(party.tax_id, cols - 12) if party.tax_id and rng.random() < 0.8 else None,
+        )
+        kind = rng.choice(sorted(STORES))
+        goods = STORES[kind]
+        inclusive = jur.currency != "USD"
+        rates = dict(jur.rates)
+        if locale == "en-US":
+            rates = {"standard": Decimal("8.875"), "reduced": Decimal(0), "zero": Decimal(0)}
+        count = rng.randint(*opts.lines) if opts.lines else (
+            rng.randint(1, 6) if rng.random() < 0.7 else rng.randint(7, 18))
+        items = []
+        for line in range(1, count + 1):
+            g = rng.choice(goods)
+            name = g.names.get(lang, g.names["en"])
+            if g.weighed:
+                quantity, places, unit = Decimal(rng.randint(150, 2400)) / 1000, 3, "kg"
+            else:
+                quantity, places, unit = Decimal(rng.choice((1, 1, 1, 1, 2, 2, 3, 4, 6))), 0, None
+            price = _price(rng, *g.price, jur.currency)
+            mods: list[tuple[str, Decimal]] = []
+            for names, mod_price in g.modifiers:
+                if rng.random() < 0.3:
+                    p = Decimal(mod_price) * (150 if jur.currency == "JPY" else 1)
+                    mods.append((fit(names.get(lang, names["en"]), 18),
+                                 round_money(p, jur.currency)))
+            discount = None
+            if rng.random() < 0.12:
+                names = DISCOUNT_NAMES.get(lang, DISCOUNT_NAMES["en"])
+                discount = (rng.choice(names), rng.choice(DISCOUNTS))
+            items.append(build_item(line, name, quantity, places, unit, price, tuple(mods),
+                                    discount, rates[g.tax_class], jur.currency))
+        items_t = tuple(items)
+        taxes = receipt_taxes(items_t, inclusive, jur.currency)
+        subtotal = sum((i.total for i in items_t), Decimal(0))
+        tax_total = sum((t.amount for t in taxes), Decimal(0))
+        total = subtotal if inclusive else subtotal + tax_total
+        method = rng.choices(("cash", "card", "contactless", "mobile"), (4, 3, 3, 1))[0]
+        if total == 0:
+            method = "cash"
+        tendered = _tendered(rng, total, jur.currency) if method == "cash" else total
+        card = digits(rng, 4) if method != "cash" else None
+        auth = digits(rng, 6) if method != "cash" else None
+        day = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
+        time = f"{rng.randint(7, 21):02d}:{rng.randrange(60):02d}"
+        number = rng.choice((f"{rng.randint(1, 9999):04d}-{digits(rng, 6)}",
+                             f"R{digits(rng, 8)}", f"{rng.randint(1, 999)}/{digits(rng, 5)}"))
+        first = fake.first_name()
+        return Receipt(
+            document=index, receipt_number=number, archetype=archetype, locale=locale,
+            condition=condition, format=opts.format, currency=jur.currency, issue_date=day,
+            issue_time=time, store=store, store_kind=kind, till=str(rng.randint(1, 12)),
+            cashier=fit(first, 14), items=items_t, tax_inclusive=inclusive,
+            taxes=taxes, subtotal=subtotal,
+            discount_total=sum((i.discount.amount for i in items_t if i.discount), Decimal(0)),
+            tax_total=tax_total, total=total,
+            item_count=sum((int(i.quantity) if i.quantity_places == 0 else 1
+                            for i in items_t), 0),
+            payment_method=method, tendered=tendered, change=tendered - total,
+            card_last4=card, auth_code=auth, style_seed=rng.getrandbits(32),
+        )
