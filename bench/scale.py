@@ -37,7 +37,7 @@ from rich.table import Table
 
 from docfleet import pacing
 from docfleet.models import UnitState
-from docfleet.state import open_state_store
+from docfleet.state import open_state_store, registry
 from docfleet.state.opcount import FIELDS, load, marks, phase_totals
 from docfleet.state.schemas import dynamodb_count_shards, firestore_count_shards
 
@@ -45,16 +45,9 @@ RESULTS = Path(__file__).parent / "results"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from claims import CloudBackends  # noqa: E402
 
-# Published prices (USD), list prices retrieved 2026-12: DynamoDB on-demand, us-east-1
-# (aws.amazon.com/dynamodb/pricing/on-demand: $0.125 per million read request units,
-# $0.625 per million write request units); Firestore, nam5 multi-region
-# (cloud.google.com/firestore/pricing: $0.06 per 100,000 document reads, $0.18 per
-# 100,000 writes). SQLite is a local file: no per-operation price.
-PRICES = {
-    "dynamodb": {"read": 0.125 / 1e6, "write": 0.625 / 1e6},
-    "firestore": {"read": 0.06 / 1e5, "write": 0.18 / 1e5},
-    "sqlite": {"read": 0.0, "write": 0.0},
-}
+# Published list prices (USD per operation, retrieved 2026-12) are each backend's
+# ``op_prices`` in docfleet.state.registry: DynamoDB on-demand us-east-1, Firestore nam5;
+# SQLite is a local file (no per-operation price).
 TARGET_N, TARGET_U = 10_000, 1_000_000
 #: Model assumptions: a unit's work time, the lease (a worker's default), linger.
 UNIT_SECONDS, LEASE_SECONDS, LINGER_SECONDS = 60.0, 30.0, 60.0
@@ -221,7 +214,8 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
                  for k in ("read_units", "write_units")},
         "end": {k: n * big["end_per_task_max"][k] for k in ("read_units", "write_units")},
     }
-    price = PRICES[backend]
+    read_price, write_price = registry.backend(backend).op_prices
+    price = {"read": read_price, "write": write_price}
     total_r = sum(t["read_units"] for t in terms.values())
     total_w = sum(t["write_units"] for t in terms.values())
     cost = total_r * price["read"] + total_w * price["write"]

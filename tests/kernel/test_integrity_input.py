@@ -80,9 +80,10 @@ def test_an_impossible_total_is_refused_and_leaves_no_marker(tmp_path: Path, tot
 
 
 def test_the_planning_cap_names_the_unit_size_to_use(tmp_path: Path) -> None:
-    result = run("work", "--run-id", "r1", "--total", str(10**12), "--state",
-                 "sqlite:///s.db", cwd=tmp_path)
-    one_line(result, 2, "1,000,000,000 units", "--unit-size 1000000")
+    result = run("work", "--run-id", "r1", "--total", str(10**8), "--unit-size", "10",
+                 "--state", "sqlite:///s.db", cwd=tmp_path)
+    one_line(result, 2, "10,000,000 units", "at most 1,000,000", "--unit-size 100 ")
+    assert not (tmp_path / "s.db").exists() or b"r1" not in (tmp_path / "s.db").read_bytes()
 
 
 def test_an_output_uri_that_is_a_file_is_one_line(tmp_path: Path) -> None:

@@ -174,7 +174,8 @@ def test_status_watch_refreshes_until_the_run_ends(tmp_path: Path, run_id: str) 
         while cli("status", run_id, "--state", state).returncode != 0:
             assert time.monotonic() < deadline, "the run was never planned"
             time.sleep(0.2)
-        watched = cli("status", run_id, "--state", state, "--watch", "--interval", "0.2")
+        watched = cli("status", run_id, "--state", state, "--out", out, "--watch",
+                      "--interval", "0.2")
     finally:
         wait_all(procs)
     assert watched.returncode == 0, watched.stderr

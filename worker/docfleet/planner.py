@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from docfleet import clock, faults, pacing, telemetry
 from docfleet.errors import ConfigError
 from docfleet.models import Run, RunSpec, Unit
+from docfleet.settings import MAX_TOTAL  # the most documents one run may hold
 from docfleet.state.base import CreateResult, StateStore, check_fingerprint
 
 #: Units per planned batch (one write each), between which the planner heartbeats.
@@ -21,9 +22,6 @@ UNITS_PER_TASK = 3
 #: The most units one run may plan: planning writes every unit once (in PLAN_BATCH
 #: writes) and ``status`` / finalize read them all, so a larger run uses larger units.
 MAX_PLAN_UNITS = 1_000_000
-#: The most documents one run may hold: every document index and count must stay an
-#: exact integer in every store and in JSON (below 2**53).
-MAX_TOTAL = 10**15
 
 
 def check_plannable(spec: RunSpec) -> None:

@@ -44,8 +44,9 @@ def init_store(uri: str) -> list[Finding]:
     scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
     if scheme in STATE_SCHEMES:
         parsed = parse_uri(uri, STATE_SCHEMES, "state store")
-        return {"sqlite": _sqlite, "firestore": _firestore, "dynamodb": _dynamodb}.get(
-            parsed.scheme, _other_state)(parsed)
+        # one initialiser per backend that needs one, named _init_<scheme>; the registry
+        # (docfleet.state.registry) stays the only list of backends
+        return globals().get(f"_init_{parsed.scheme}", _other_state)(parsed)
     parsed = parse_uri(uri, STATE_SCHEMES + BLOB_SCHEMES, "store")
     return {"file": _file, "gs": _gs, "s3": _s3}[parsed.scheme](parsed)
 
@@ -58,7 +59,7 @@ def _other_state(parsed: ParsedURI) -> list[Finding]:
     return [Finding(True, f"{redact(parsed.raw)}: reachable")]
 
 
-def _sqlite(parsed: ParsedURI) -> list[Finding]:
+def _init_sqlite(parsed: ParsedURI) -> list[Finding]:
     from docfleet.state import open_state_store
 
     store = open_state_store(parsed.raw)  # creates the file and its schema
@@ -73,7 +74,7 @@ def _file(parsed: ParsedURI) -> list[Finding]:
     return [Finding(True, f"{open_blob_store(parsed.raw).uri}: directory ready")]
 
 
-def _dynamodb(parsed: ParsedURI) -> list[Finding]:
+def _init_dynamodb(parsed: ParsedURI) -> list[Finding]:
     import boto3
     from botocore.exceptions import BotoCoreError, ClientError
 
@@ -192,7 +193,7 @@ def _gs(parsed: ParsedURI) -> list[Finding]:
     return [Finding(True, f"{where}: created bucket on the emulator at {emulator}")]
 
 
-def _firestore(parsed: ParsedURI) -> list[Finding]:
+def _init_firestore(parsed: ParsedURI) -> list[Finding]:
     from docfleet.state.schemas import FIRESTORE_INDEXES
 
     project = parsed.netloc
