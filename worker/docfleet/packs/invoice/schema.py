@@ -52,6 +52,10 @@ def _box() -> list[pa.Field]:
     ]
 
 
+#: one box per printed line of a value or label, top to bottom (same units as x0 … y1)
+LINE_BOX = pa.struct([pa.field(k, pa.float64(), nullable=False) for k in ("x0", "y0", "x1", "y1")])
+
+
 INVOICES = pa.schema(
     [
         pa.field("document", pa.int64(), nullable=False),
@@ -86,6 +90,7 @@ INVOICES = pa.schema(
         pa.field("page_count", pa.int32()),  # null in html format
         pa.field("page_width", pa.float64()),  # points; null in html format
         pa.field("page_height", pa.float64()),
+        pa.field("split", pa.string(), nullable=False),  # train | validation | test
     ]
 )
 
@@ -118,6 +123,7 @@ FIELDS = pa.schema(
         pa.field("text", pa.string(), nullable=False),  # exactly as printed
         pa.field("value", pa.string(), nullable=False),  # canonical form
         *_box(),
+        pa.field("line_boxes", pa.list_(LINE_BOX)),  # one per printed line; null in html
     ]
 )
 
@@ -134,6 +140,70 @@ WORDS = pa.schema(
         pa.field("field", pa.string()),  # the field the word is part of, if any
         pa.field("line", pa.int32()),
         pa.field("occurrence", pa.int32()),
+        pa.field("text_line", pa.int32(), nullable=False),  # its row of ``lines``
+        pa.field("label_id", pa.int32()),  # the printed label it belongs to, if any
+    ]
+)
+
+LINES = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("text_line", pa.int32(), nullable=False),  # reading order on the page
+        pa.field("text", pa.string(), nullable=False),  # its words joined by one space
+        pa.field("x0", pa.float64(), nullable=False),
+        pa.field("y0", pa.float64(), nullable=False),
+        pa.field("x1", pa.float64(), nullable=False),
+        pa.field("y1", pa.float64(), nullable=False),
+        pa.field("first_word", pa.int32(), nullable=False),  # words.word of its first word
+        pa.field("words", pa.int32(), nullable=False),
+    ]
+)
+
+LABELS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("label_id", pa.int32(), nullable=False),  # reading order in the document
+        pa.field("kind", pa.string(), nullable=False),  # label | header
+        #: label: the field name(s) it labels, space-separated; header: its name (title, …)
+        pa.field("name", pa.string(), nullable=False),
+        pa.field("scope", pa.string()),  # label: value | column; header: null
+        pa.field("text", pa.string(), nullable=False),  # as printed, spaces collapsed
+        *_box(),
+        pa.field("line_boxes", pa.list_(LINE_BOX), nullable=False),
+    ]
+)
+
+LINKS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("label_id", pa.int32(), nullable=False),  # labels.label_id (the key)
+        pa.field("page", pa.int32(), nullable=False),
+        #: the linked value: a fields row (field, line, occurrence)
+        pa.field("field", pa.string(), nullable=False),
+        pa.field("line", pa.int32()),
+        pa.field("occurrence", pa.int32(), nullable=False),
+    ]
+)
+
+CELLS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("table", pa.string(), nullable=False),  # line_items
+        pa.field("table_index", pa.int32(), nullable=False),  # the table's number on its page
+        pa.field("cell", pa.int32(), nullable=False),  # id, 0-based in the document
+        pa.field("row", pa.int32(), nullable=False),  # 0 = header row
+        pa.field("column", pa.int32(), nullable=False),
+        pa.field("column_span", pa.int32(), nullable=False),
+        pa.field("header", pa.bool_(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("x0", pa.float64(), nullable=False),
+        pa.field("y0", pa.float64(), nullable=False),
+        pa.field("x1", pa.float64(), nullable=False),
+        pa.field("y1", pa.float64(), nullable=False),
+        pa.field("field", pa.string()),  # the first field printed in the cell
+        pa.field("line", pa.int32()),  # the line item of a body cell
     ]
 )
 
@@ -142,4 +212,8 @@ TABLES: dict[str, pa.Schema] = {
     "line_items": LINE_ITEMS,
     "fields": FIELDS,
     "words": WORDS,
+    "lines": LINES,
+    "labels": LABELS,
+    "links": LINKS,
+    "cells": CELLS,
 }
