@@ -37,7 +37,7 @@ from docfleet.packs.invoice.golden import (
 )
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
-from docfleet.packs.invoice.schema import TABLES
+from docfleet.packs.invoice.schema import COLUMN_DOCS, TABLES, TOKENISATION
 from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.render.browser import Chromium, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
@@ -204,6 +204,10 @@ class InvoicePack:
 
     def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
         return dict(TABLES)
+
+    def describe(self) -> dict[str, Any]:
+        """What the dataset card prints: column meanings and the tokenisation rule."""
+        return {"columns": COLUMN_DOCS, "tokenisation": TOKENISATION}
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return parse_options(options).to_dict()

@@ -217,3 +217,114 @@ TABLES: dict[str, pa.Schema] = {
     "links": LINKS,
     "cells": CELLS,
 }
+
+#: The tokenisation rule every ``words`` row follows (docs/schema.md, the dataset card).
+TOKENISATION = (
+    "A word is a maximal run of non-space characters on one printed line. Every Unicode "
+    "space splits (no-break spaces included: `1\u00a0234,50\u00a0€` is three words); a "
+    "token the page wraps over two lines is two words, one per line; text of touching "
+    "elements with no space between joins (`[0%]` is one word even though only `0%` is "
+    "the field). A word carries the field (and label) its characters belong to; it may "
+    "hold punctuation printed against a field (`-5%` for the field `5%`). Words are in "
+    "reading order: the template's logical order of blocks, lines top to bottom within a "
+    "block, words in logical order within a line."
+)
+
+#: What every column means, per table (the dataset card prints it; docs/schema.md is the
+#: long form). A test checks that every column of :data:`TABLES` is described.
+COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "invoices": {
+        "document": "document index (0 … total-1); joins every table",
+        "invoice_number": "the invoice number as printed",
+        "archetype": "layout/template (classic, sidebar, receipt, boxed, …)",
+        "locale": "BCP 47 locale: language, formats, currency, tax regime",
+        "condition": "capture condition: clean (vector PDF) or scan (image PDF)",
+        "format": "pdf or html",
+        "file": "file name under documents/",
+        "currency": "ISO 4217 code",
+        "issue_date": "issue date (canonical)",
+        "due_date": "due date (canonical)",
+        "po_number": "purchase order number, null when not printed",
+        "seller_name": "seller name", "seller_address": "seller address, lines joined by \\n",
+        "seller_tax_id": "seller tax/VAT id", "seller_phone": "seller phone",
+        "seller_email": "seller e-mail", "seller_iban": "seller IBAN (grouped by 4)",
+        "seller_bic": "seller BIC", "seller_account": "en-US bank account/routing text",
+        "buyer_name": "buyer name", "buyer_address": "buyer address, lines joined by \\n",
+        "buyer_tax_id": "buyer tax id, null when not printed",
+        "product_line": "the product catalogue the lines were drawn from",
+        "line_count": "number of line items",
+        "subtotal": "sum of line net amounts (after discounts), exact decimal",
+        "discount_total": "sum of line discount amounts, already deducted from subtotal",
+        "tax_total": "sum of the tax rows' amounts",
+        "total": "amount due = subtotal + tax_total",
+        "taxes": "one {rate, base, amount} per printed tax rate, ascending rate",
+        "page_count": "pages of the PDF; null in html",
+        "page_width": "page width in points = the PDF MediaBox; null in html",
+        "page_height": "page height in points = the PDF MediaBox; null in html",
+        "split": "train, validation or test (run options splits / split_by)",
+    },
+    "line_items": {
+        "document": "document index", "line": "1-based printed row number",
+        "page": "page the row is printed on; null in html", "sku": "article number",
+        "description": "description as printed", "pricing": "flat, tiered or metered",
+        "quantity": "quantity (up to 3 decimals)", "unit": "unit as printed",
+        "unit_price": "unit price (up to 4 decimals)",
+        "discount_percent": "line discount in percent (0 = none)",
+        "discount_amount": "round(gross x discount_percent / 100, 2) where "
+                           "gross = round(quantity x unit_price, 2)",
+        "net_amount": "gross - discount_amount (ROUND_HALF_UP to the cent)",
+        "tax_rate": "the line's tax rate in percent",
+    },
+    "fields": {
+        "document": "document index",
+        "field": "printed field name (invoice_number, total, description, …)",
+        "line": "line item number, tax row number for tax_*, else null",
+        "occurrence": "0 for the first printing, 1, … for repeats (running headers)",
+        "text": "exactly as printed", "value": "canonical form (1234.50, 2024-03-31, 20)",
+        "page": "1-based page; null in html",
+        "x0": "left, points from the page's left edge", "y0": "top, points from the top edge",
+        "x1": "right, points", "y1": "bottom, points",
+        "line_boxes": "one box per printed line of the value, top to bottom",
+    },
+    "words": {
+        "document": "document index", "page": "1-based page",
+        "word": "reading-order index on the page, 0-based", "text": "the word (see rule)",
+        "x0": "left, points", "y0": "top, points", "x1": "right, points",
+        "y1": "bottom, points", "field": "the field the word belongs to, if any",
+        "line": "that field's line", "occurrence": "that field's occurrence",
+        "text_line": "the word's row in lines (reading order on the page)",
+        "label_id": "the printed label the word belongs to (labels.label_id), if any",
+    },
+    "lines": {
+        "document": "document index", "page": "1-based page",
+        "text_line": "reading-order index of the line on the page, 0-based",
+        "text": "its words joined by one space", "x0": "left, points", "y0": "top, points",
+        "x1": "right, points", "y1": "bottom, points",
+        "first_word": "words.word of its first word", "words": "number of words",
+    },
+    "labels": {
+        "document": "document index",
+        "label_id": "id of the printed key or heading, reading order in the document",
+        "kind": "label (a key printed for a value: question) or header (title, section)",
+        "name": "label: the field name(s) it labels, space-separated; header: its name",
+        "scope": "value (labels the value it precedes) or column (a table column header)",
+        "text": "as printed, spaces collapsed", "page": "1-based page",
+        "x0": "left, points", "y0": "top, points", "x1": "right, points",
+        "y1": "bottom, points", "line_boxes": "one box per printed line",
+    },
+    "links": {
+        "document": "document index", "label_id": "the key (labels.label_id)",
+        "page": "page of both ends", "field": "the linked value's field",
+        "line": "the linked value's line", "occurrence": "the linked value's occurrence",
+    },
+    "cells": {
+        "document": "document index", "page": "1-based page",
+        "table": "which table (line_items)", "table_index": "the table's number on its page",
+        "cell": "cell id, 0-based in the document", "row": "0-based row; 0 is the header row",
+        "column": "0-based column", "column_span": "columns the cell spans",
+        "header": "whether it is a header cell", "text": "cell text, spaces collapsed",
+        "x0": "left, points", "y0": "top, points", "x1": "right, points",
+        "y1": "bottom, points", "field": "the first field printed in the cell",
+        "line": "the line item of the row (null in the header row)",
+    },
+}
