@@ -14,6 +14,7 @@ COMMANDS += ["catalogue:catalogue"]  # issue 5: LLM catalogue build
 COMMANDS += ["export:export", "score:score"]  # issue 8: export and scoring
 COMMANDS += ["launch:launch"]  # issue 7: start a Cloud Run execution
 COMMANDS += ["report:report"]  # issue 6: run report (HTML)
+COMMANDS += ["export:card"]  # issue 15: dataset card
 
 
 def add_commands(group: click.Group) -> None:

@@ -82,16 +82,17 @@ def features() -> Any:
         "bboxes": d.Sequence(box),
         "bboxes_1000": d.Sequence(d.Sequence(d.Value("int32"), length=4)),
         "word_entities": d.Sequence(d.Value("int32")),
-        "entities": d.Sequence({
+        # a list of structs ([{…}]; d.Sequence({…}) would mean a struct of lists)
+        "entities": [{
             "id": d.Value("int32"), "label": d.Value("string"), "name": d.Value("string"),
             "text": d.Value("string"), "box": box,
-        }),
+        }],
         "links": d.Sequence(d.Sequence(d.Value("int32"), length=2)),
-        "fields": d.Sequence({
+        "fields": [{
             "field": d.Value("string"), "line": d.Value("int32"),
             "occurrence": d.Value("int32"), "text": d.Value("string"),
             "value": d.Value("string"), "box": box,
-        }),
+        }],
         "golden": d.Value("string"),
     })
 
