@@ -192,3 +192,17 @@ def test_card_lists_counts_schema_splits_and_environment(run: Run, tmp_path: Pat
     done = invoke("card", run.run_id, "--out", run.out, "--state", run.state,
                   "--output", str(out))
     assert done.returncode == 0 and out.read_text() == card
+
+
+def test_hf_writer_saves_an_empty_split_that_loads(tmp_path: Path) -> None:
+    require(importlib.util.find_spec("datasets") is not None, "the datasets library (extra hf)")
+    import datasets
+
+    from docfleet.export.hf import _SplitWriter, features
+
+    out = tmp_path / "ds"
+    writer = _SplitWriter(out / "test", features())
+    writer.finish("test")
+    (out / "dataset_dict.json").write_text(json.dumps({"splits": ["test"]}))
+    ds = datasets.load_from_disk(str(out))
+    assert ds["test"].num_rows == 0 and "image" in ds["test"].features

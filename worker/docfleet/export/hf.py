@@ -26,14 +26,17 @@ golden              JSON of the document's ``invoices`` row and its ``line_items
 ==================  ============================================================
 
 ``datasets`` is the optional extra ``hf``. One pass over the run, one unit's shards and
-one page image in memory at a time: rows stream into one Arrow file per split
-(``datasets``' own writer), which ``save_to_disk`` then shards. Idempotent: built in a
-temporary directory beside DIR and swapped in whole; a failed export leaves DIR as it
-was. To publish it, ``datasets.load_from_disk(DIR).push_to_hub("org/name")``.
+one page image in memory at a time: rows stream through ``datasets``' own Arrow writer
+straight into the shards of the saved layout (``save_to_disk`` would re-read the whole
+dataset). Idempotent: built in a temporary directory beside DIR and swapped in whole; a
+failed export leaves DIR as it was. To publish it:
+``datasets.load_from_disk(DIR).push_to_hub("org/name")``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import datetime as dt
 import decimal
 import io
@@ -180,10 +183,80 @@ def _n1000(v: float, size: float) -> int:
     return max(0, min(1000, math.floor(v / size * 1000 + 0.5)))
 
 
+#: pages per Arrow shard file (a few tens of MB at 100-150 dpi)
+SHARD_PAGES = 1000
+
+
+class _SplitWriter:
+    """Streams one split's rows into ``data-NNNNN-of-MMMMM.arrow`` shards with the
+    ``datasets`` Arrow writer, then writes the ``state.json`` / ``dataset_info.json``
+    that ``save_to_disk`` would, so the rows are written once and never re-read
+    (``save_to_disk`` re-reads the whole dataset: memory grows with the run)."""
+
+    def __init__(self, directory: Path, feats: Any) -> None:
+        self.directory = directory
+        self.features = feats
+        self.files: list[Path] = []
+        self.rows = 0
+        self._writer: Any = None
+        self._in_shard = 0
+        directory.mkdir(parents=True)
+
+    def _open(self) -> None:
+        from datasets.arrow_writer import ArrowWriter
+
+        path = self.directory / f"shard-{len(self.files):05d}.arrow"
+        self.files.append(path)
+        self._writer = ArrowWriter(features=self.features, path=str(path), writer_batch_size=32)
+        self._in_shard = 0
+
+    def _close(self) -> None:
+        if self._writer is not None:
+            try:
+                self._writer.finalize()
+            finally:
+                self._writer.close()
+            self._writer = None
+
+    def write(self, row: dict[str, Any]) -> None:
+        if self._writer is None or self._in_shard >= SHARD_PAGES:
+            self._close()
+            self._open()
+        self._writer.write(self.features.encode_example(row))
+        self._in_shard += 1
+        self.rows += 1
+
+    def finish(self, split: str) -> None:
+        d = _datasets()
+        if self._writer is None:
+            self._open()  # an empty split is one empty shard
+        self._close()
+        n = len(self.files)
+        names = [f"data-{k:05d}-of-{n:05d}.arrow" for k in range(n)]
+        for path, name in zip(self.files, names, strict=True):
+            os.replace(path, self.directory / name)
+        probe = d.Dataset.from_file(str(self.directory / names[0]), split=d.NamedSplit(split))
+        state = {key: probe.__dict__[key] for key in (
+            "_fingerprint", "_format_columns", "_format_kwargs", "_format_type",
+            "_output_all_columns")}
+        state["_split"] = split
+        state["_data_files"] = [{"filename": name} for name in names]
+        info = dataclasses.asdict(probe.info)
+        del probe
+        (self.directory / "state.json").write_text(json.dumps(state, indent=2, sort_keys=True))
+        (self.directory / "dataset_info.json").write_text(
+            json.dumps({k: info[k] for k in sorted(info)}, indent=2))
+
+    def abort(self) -> None:
+        with contextlib.suppress(Exception):
+            self._close()
+
+
 def export_hf(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
-    """Save the run as a ``DatasetDict`` at ``DIR``. Idempotent; replaces DIR whole."""
+    """Save the run as a ``DatasetDict`` at ``DIR`` (the layout ``save_to_disk`` writes,
+    read by ``datasets.load_from_disk``). Idempotent; replaces DIR whole; memory bounded
+    by one unit's shards and one writer batch."""
     _check(reader)
-    d = _datasets()
     feats = features()
     result = ExportResult(target=f"hf://{directory}", partial=reader.partial,
                           units=len(reader.units))
@@ -191,31 +264,23 @@ def export_hf(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
     directory.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=directory.parent))
     try:
-        from datasets.arrow_writer import ArrowWriter
-
-        paths = {s: work / f"{s}.arrow" for s in SPLITS}
-        writers = {s: ArrowWriter(features=feats, path=str(p), writer_batch_size=32)
-                   for s, p in paths.items()}
-        per_split = dict.fromkeys(SPLITS, 0)
+        out = work / "dataset"
+        writers = {s: _SplitWriter(out / s, feats) for s in SPLITS}
         try:
             for split, row in page_rows(reader, dpi, counts):
-                writers[split].write(feats.encode_example(row))
-                per_split[split] += 1
-            for w in writers.values():
-                w.finalize()
-        finally:
-            for w in writers.values():
-                w.close()
-        dataset = d.DatasetDict({
-            s: d.Dataset.from_file(str(p), split=d.NamedSplit(s)) for s, p in paths.items()
-        })
-        out = work / "dataset"
-        dataset.save_to_disk(str(out))
-        del dataset
+                writers[split].write(row)
+            for split, writer in writers.items():
+                writer.finish(split)
+        except BaseException:
+            for writer in writers.values():
+                writer.abort()
+            raise
+        (out / "dataset_dict.json").write_text(json.dumps({"splits": list(SPLITS)}))
         old = work / "previous"
         if directory.exists():
             os.replace(directory, old)
         os.replace(out, directory)
+        per_split = {s: w.rows for s, w in writers.items()}
     finally:
         shutil.rmtree(work, ignore_errors=True)
     result.extra.update(counts, dpi=dpi, splits=per_split)
