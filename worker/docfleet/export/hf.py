@@ -156,7 +156,7 @@ def page_rows(reader: RunReader, dpi: int, counts: dict[str, int]) -> Any:
                 links = sorted({tuple(p) for e in form for p in e["linking"]})
                 counts["pages"] += 1
                 counts["links"] += len(links)
-                yield invoice["split"], {
+                yield invoice.get("split") or "train", {
                     "id": f"{reader.run_id}/{stem}/p{number}",
                     "document": invoice["document"], "page": number, "file": invoice["file"],
                     "archetype": invoice["archetype"], "locale": invoice["locale"],
