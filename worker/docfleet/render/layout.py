@@ -77,12 +77,20 @@ EXTRACT_JS = r"""
       out.faults.push(`page ${n} overflows (${pg.scrollWidth}x${pg.scrollHeight})`);
     }
     const fieldEls = Array.from(pg.querySelectorAll('[data-field]'));
-    const fieldKey = (el) => ({field: el.dataset.field,
-                               line: el.dataset.line === undefined ? null : +el.dataset.line,
-                               occ: +el.dataset.occ});
+    // dataset reads are slow: every field element's key once, and its elements by name
+    const keys = new Map();
+    const byName = new Map();
+    for (const el of fieldEls) {
+      const line = el.getAttribute('data-line');
+      const key = {field: el.getAttribute('data-field'), line: line === null ? null : +line,
+                   occ: +el.getAttribute('data-occ')};
+      keys.set(el, key);
+      if (!byName.has(key.field)) byName.set(key.field, []);
+      byName.get(key.field).push(el);
+    }
     for (const el of fieldEls) {
       const b = union(el.getClientRects());
-      const name = el.dataset.field;
+      const name = keys.get(el).field;
       if (!b) { out.faults.push(`field ${name} has no box`); continue; }
       const cell = el.parentElement.closest('td,th,div,p');
       if (cell) {
@@ -94,32 +102,33 @@ EXTRACT_JS = r"""
       if (b[0] < p.left || b[2] > p.right + 0.5 || b[1] < p.top || b[3] > p.bottom + 0.5) {
         out.faults.push(`field ${name} lies outside page ${n}`);
       }
-      out.fields.push({...fieldKey(el), text: el.textContent, page: n, box: rel(b),
+      out.fields.push({...keys.get(el), text: el.textContent, page: n, box: rel(b),
                        lines: contentLines(el).map(rel)});
     }
     // printed labels (keys) and headers, and the fields each label links to
     const labelIds = new Map();
     for (const el of pg.querySelectorAll(LABELS)) {
-      const header = el.dataset.label === undefined;
+      const header = !el.hasAttribute('data-label');
       const b = union(el.getClientRects());
-      const name = header ? el.dataset.header : el.dataset.label;
+      const name = el.getAttribute(header ? 'data-header' : 'data-label');
       if (!b) { out.faults.push(`label ${name} has no box`); continue; }
-      const scope = header ? null : (el.dataset.labelScope || 'value');
+      const scope = header ? null : (el.getAttribute('data-label-scope') || 'value');
       const links = [];
       if (!header) {
         const names = name.split(/\s+/).filter((x) => x);
         if (scope === 'column') {
           const within = el.closest('table') || pg;
+          const wanted = new Set(names);
           for (const f of fieldEls) {
-            if (names.includes(f.dataset.field) && within.contains(f)) links.push(fieldKey(f));
+            if (wanted.has(keys.get(f).field) && within.contains(f)) links.push(keys.get(f));
           }
         } else {
           for (const want of names) {
-            const same = fieldEls.filter((f) => f.dataset.field === want);
+            const same = byName.get(want) || [];
             const after = same.find((f) =>
               el.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING);
             const target = after || same[same.length - 1];
-            if (target) links.push(fieldKey(target));
+            if (target) links.push(keys.get(target));
           }
         }
       }
@@ -152,14 +161,18 @@ EXTRACT_JS = r"""
       }
       return pieces;
     };
+    const context = new Map();  // parent element → its owners, block and cell
     while ((node = walker.nextNode())) {
       const text = node.nodeValue;
       const parent = node.parentElement;
       if (!parent) continue;
-      const owner = parent.closest('[data-field]');
-      const labelEl = parent.closest(LABELS);
-      const block = blockOf(parent);
-      const cell = parent.closest('td,th');
+      let ctx = context.get(parent);
+      if (!ctx) {
+        ctx = {owner: parent.closest('[data-field]'), labelEl: parent.closest(LABELS),
+               block: blockOf(parent), cell: parent.closest('td,th')};
+        context.set(parent, ctx);
+      }
+      const {owner, labelEl, block, cell} = ctx;
       wordRe.lastIndex = 0;
       let m, cursor = 0;
       while ((m = wordRe.exec(text))) {
@@ -209,11 +222,10 @@ EXTRACT_JS = r"""
       }
       line.count += 1;
       line.last = w.box;
-      const o = w.owner;
+      const o = w.owner ? keys.get(w.owner) : null;
       out.words.push({page: n, text: w.text, box: rel(w.box),
-                      field: o ? o.dataset.field : null,
-                      line: o && o.dataset.line !== undefined ? +o.dataset.line : null,
-                      occ: o ? +o.dataset.occ : null,
+                      field: o ? o.field : null, line: o ? o.line : null,
+                      occ: o ? o.occ : null,
                       label: w.label && labelIds.has(w.label) ? labelIds.get(w.label) : null,
                       tline: line.number});
     });
@@ -226,15 +238,16 @@ EXTRACT_JS = r"""
       Array.from(table.rows).forEach((tr, r) => {
         let col = 0;
         const marked = tr.querySelector('[data-line]');
-        const rowLine = marked ? +marked.dataset.line : null;
+        const rowLine = marked ? +marked.getAttribute('data-line') : null;
         for (const td of tr.cells) {
           const b = td.getBoundingClientRect();
-          const inner = Array.from(td.querySelectorAll('[data-field]')).map(fieldKey);
-          out.cells.push({page: n, table: table.dataset.table, index: t, row: r, column: col,
+          const first = td.querySelector('[data-field]');
+          out.cells.push({page: n, table: table.getAttribute('data-table'), index: t, row: r,
+                          column: col,
                           span: td.colSpan, header: td.tagName === 'TH',
                           text: td.textContent.replace(/\s+/g, ' ').trim(),
                           box: rel([b.left, b.top, b.right, b.bottom]),
-                          field: inner.length ? inner[0].field : null,
+                          field: first ? keys.get(first).field : null,
                           line: rowLine});
           col += td.colSpan;
         }
