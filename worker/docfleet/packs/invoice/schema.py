@@ -6,7 +6,8 @@ Export and scoring read these tables; names and column meanings stay stable. Con
 - Money is exact: ``decimal128(18, 2)`` in the invoice's currency (never float).
 - Boxes are in **PDF points** (1/72 in) on page ``page`` (1-based), with the origin at
   the **top-left** corner of the page and ``y`` growing downward: ``x0 < x1``,
-  ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height``. For the
+  ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height`` and equal
+  the PDF MediaBox. For the
   ``scan`` condition a box is the axis-aligned hull of the original box carried through
   the scan's geometric transform. In the ``html`` format there is no page: ``page`` and
   the box columns are null and ``words`` is empty.
@@ -14,9 +15,11 @@ Export and scoring read these tables; names and column meanings stay stable. Con
   (money ``1234.50``, dates ``2024-03-31``, percentages ``20``, other text as printed).
 - Field names are listed in :mod:`docfleet.packs.invoice.pack`; a value that is not
   printed (no PO number, no discount) has no ``fields`` row.
-- ``words`` are the page's text split on ASCII whitespace, in document order per page;
-  no-break spaces do not split, so ``1\u00a0234,50\u00a0€`` is one word. Every word of a
-  field carries the field's ``field`` / ``line`` / ``occurrence``.
+- ``words`` follow :data:`TOKENISATION` (every space splits, no-break spaces included;
+  one word per printed line; touching text joins), in reading order per page. Every word
+  of a field carries the field's ``field`` / ``line`` / ``occurrence``.
+- ``lines``, ``labels``, ``links`` and ``cells`` are the page's text lines, printed keys
+  and headings, key → value links and table cells (docs/schema.md has every column).
 - A field printed more than once (the invoice number in a running header) has one row per
   printed occurrence, told apart by ``page`` and ``occurrence``.
 """
