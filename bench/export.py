@@ -1,5 +1,6 @@
 """Export throughput and memory: rows/s and peak RSS of ``docfleet export`` to
-``parquet://`` and ``duckdb://`` for runs of growing size, and of ``docfleet score``.
+``parquet://`` and ``duckdb://`` for runs of growing size, of ``docfleet score``, and
+pages/s and peak RSS of the ``hf://`` export (a ``datasets`` DatasetDict with page images).
 
 The runs are **synthesised**, not rendered: golden shards with the invoice pack's exact
 schemas (:mod:`docfleet.packs.invoice.schema`), realistic row counts per document
@@ -12,8 +13,13 @@ means the peak stays put while the document count grows.
 
     python bench/export.py                        # 2,000 and 10,500 documents
     python bench/export.py --sizes 500 --lines 4  # a quick look
+    python bench/export.py --sizes 0 --hf-sizes 100,400   # only hf://
 
-Writes bench/results/export.json.
+For ``hf://`` every synthesised document gets the same real one-page PDF (text drawn in
+Helvetica, an A4 MediaBox), so the measurement is the export's own work: verify, render
+the page with pdfium, encode PNG, write Arrow, ``save_to_disk``.
+
+Writes bench/results/export.json (``--json NAME`` for another file under bench/results/).
 """
 
 from __future__ import annotations
@@ -73,7 +79,8 @@ def unit_rows(start: int, count: int, lines: int) -> dict[str, list[dict[str, An
             "product_line": "saas", "line_count": lines, "subtotal": subtotal,
             "discount_total": Decimal(0), "tax_total": tax, "total": subtotal + tax,
             "taxes": [{"rate": Decimal(20), "base": subtotal, "amount": tax}],
-            "page_count": 1, "page_width": 595.5, "page_height": 842.25,
+            "page_count": 1, "page_width": 595.92, "page_height": 841.92,
+            "split": ("train", "train", "train", "validation", "test")[d % 5],
         })
         for k, amount in enumerate(net, start=1):
             rows["line_items"].append({
@@ -96,18 +103,48 @@ def unit_rows(start: int, count: int, lines: int) -> dict[str, list[dict[str, An
             rows["words"].append({
                 "document": d, "page": 1, "word": w, "text": f"w{w}",
                 "x0": 40.0 + (w % 6) * 80, "y0": top, "x1": 100.0 + (w % 6) * 80,
-                "y1": top + 9.0, "field": None, "line": None, "occurrence": None})
+                "y1": top + 9.0, "field": None, "line": None, "occurrence": None,
+                "text_line": w // 6, "label_id": None})
     return rows
 
 
-def synthesise(out: Path, run_id: str, documents: int, unit_size: int, lines: int
-               ) -> dict[str, int]:
-    """Write a complete run (shards, parts, root) under ``out``; return its row counts."""
+def page_pdf(width: float = 595.92, height: float = 841.92) -> bytes:
+    """A valid one-page PDF with 60 lines of Helvetica text (no fonts embedded)."""
+    lines = "".join(f"BT /F1 10 Tf 40 {height - 40 - 12 * k:.2f} Td (Line {k} of an invoice "
+                    f"page, item {k * 7} 1 234,50 EUR) Tj ET\n" for k in range(60))
+    stream = lines.encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>",
+               b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width} {height}] "
+               "/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>".encode(),
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+            "%%EOF\n").encode()
+    return bytes(out)
+
+
+def synthesise(out: Path, run_id: str, documents: int, unit_size: int, lines: int,
+               pdf: bytes | None = None) -> dict[str, int]:
+    """Write a complete run (shards, parts, root; with ``pdf``, that file as every
+    document) under ``out``; return its row counts."""
     files = RunFiles(FileBlobStore(out), run_id)
     parts = []
     for unit, start in enumerate(range(0, documents, unit_size)):
         count = min(unit_size, documents - start)
         part = Part(run_id, unit, start, count)
+        if pdf is not None:
+            for d in range(start, start + count):
+                files.put(f"documents/{d:06d}.pdf", pdf)
+                part.add_document(f"documents/{d:06d}.pdf", pdf)
         for table, rows in unit_rows(start, count, lines).items():
             data = shard_bytes(TABLES[table], rows)
             files.put(shard_key(table, unit), data)
@@ -150,12 +187,16 @@ def main() -> None:
     parser.add_argument("--lines", type=int, default=10, help="line items per document")
     parser.add_argument("--unit-size", type=int, default=100)
     parser.add_argument("--dir", type=Path, default=None, help="work directory [temp]")
+    parser.add_argument("--hf-sizes", default="100,400",
+                        help="documents (one page each) per hf:// run; empty to skip")
+    parser.add_argument("--hf-dpi", type=int, default=100)
+    parser.add_argument("--json", default="export.json", help="result file in bench/results/")
     args = parser.parse_args()
     console = Console(width=140)
     work = Path(args.dir or tempfile.mkdtemp(prefix="docfleet-bench-export-"))
     results: list[dict[str, Any]] = []
     idle_wall, idle, idle_cpu = baseline()
-    for size in (int(s) for s in args.sizes.split(",")):
+    for size in (int(s) for s in args.sizes.split(",") if int(s) > 0):
         run_id = f"bench-export-{size}"
         out = work / f"out-{size}"
         started = time.perf_counter()
@@ -189,6 +230,20 @@ def main() -> None:
                         "rows_per_s": round(rows["fields"] / seconds),
                         "rows_per_cpu_s": round(rows["fields"] / max(cpu - idle_cpu, 1e-3)),
                         "peak_rss_mb": round(rss / 2**20, 1)})
+    pdf = page_pdf()
+    for size in (int(s) for s in args.hf_sizes.split(",") if s.strip()):
+        run_id = f"bench-hf-{size}"
+        out = work / f"out-hf-{size}"
+        rows = synthesise(out, run_id, size, args.unit_size, args.lines, pdf)
+        seconds, rss, cpu = timed(["export", run_id, "--out", f"file://{out}", "--to",
+                                   f"hf://{work / f'hf-{size}'}", "--dpi", str(args.hf_dpi)])
+        results.append({"task": f"export hf ({args.hf_dpi} dpi)", "documents": size,
+                        "units": -(-size // args.unit_size), "rows": size,
+                        "line_items": rows["line_items"], "seconds": round(seconds, 3),
+                        "cpu_seconds": round(cpu, 3), "pages": size,
+                        "rows_per_s": round(size / seconds, 1),
+                        "rows_per_cpu_s": round(size / max(cpu - idle_cpu, 1e-3), 1),
+                        "peak_rss_mb": round(rss / 2**20, 1)})
     table = Table(title=f"docfleet export ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
                         f"an idle process: {idle / 2**20:.0f} MB RSS, {idle_cpu:.2f} CPU s)")
     for col in ("task", "docs", "units", "rows", "line items", "wall s", "CPU s", "rows/s",
@@ -200,16 +255,18 @@ def main() -> None:
                       f"{r['rows_per_s']:,}", f"{r['rows_per_cpu_s']:,}",
                       f"{r['peak_rss_mb']:.0f}")
     console.print(table)
+    console.print("hf rows are pages: rows/s = pages/s")
     RESULTS.mkdir(exist_ok=True)
     report = {"benchmark": "export", "synthetic_shards": True, "cpu_count": os.cpu_count(),
+              "hf_dpi": args.hf_dpi,
               "lines_per_document": args.lines, "unit_size": args.unit_size,
               "baseline_rss_mb": round(idle / 2**20, 1), "baseline_cpu_s": round(idle_cpu, 3),
               "baseline_wall_s": round(idle_wall, 3), "load_average": os.getloadavg()[0],
               "results": results,
               "self_peak_rss_mb": round(
                   resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
-    (RESULTS / "export.json").write_text(json.dumps(report, indent=1) + "\n")
-    console.print(f"wrote {RESULTS / 'export.json'}")
+    (RESULTS / args.json).write_text(json.dumps(report, indent=1) + "\n")
+    console.print(f"wrote {RESULTS / args.json}")
 
 
 if __name__ == "__main__":

@@ -52,7 +52,8 @@ def test_pack_is_registered_and_templated() -> None:
     pack = load_pack("invoice")
     assert isinstance(pack, TemplatedPack)
     assert isinstance(pack.source({}), DocumentSource)
-    assert set(pack.tables({})) == {"invoices", "line_items", "fields", "words"}
+    assert set(pack.tables({})) == {"invoices", "line_items", "fields", "words", "lines",
+                                    "labels", "links", "cells"}
     assert set(pack.archetypes) == {"classic", "sidebar", "receipt", "boxed"}
 
 

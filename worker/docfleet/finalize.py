@@ -97,7 +97,10 @@ def finalize_run(store: StateStore, files: RunFiles, log: logging.Logger) -> boo
             f"refusing to write the root manifest of run {run.run_id}: " + "; ".join(problems),
             f"run 'docfleet resume {run.run_id}' to regenerate those units",
         )
-    root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts)
+    from docfleet.environment import generator_environment
+
+    root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts,
+                      environment=generator_environment())
     if faults.ARMED:
         faults.hit("root.before")
     with telemetry.span("docfleet.manifest.root", {

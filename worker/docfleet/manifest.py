@@ -92,9 +92,11 @@ def parse_json(data: bytes, where: str) -> dict[str, Any]:
 
 
 def build_root(
-    run_id: str, parameters: dict[str, Any], fingerprint: str, parts: list[tuple[int, bytes]]
+    run_id: str, parameters: dict[str, Any], fingerprint: str, parts: list[tuple[int, bytes]],
+    environment: dict[str, Any] | None = None,
 ) -> bytes:
-    """The root manifest over ``parts`` (unit index, part bytes), with totals."""
+    """The root manifest over ``parts`` (unit index, part bytes), with totals and the
+    generator's ``environment`` (:mod:`docfleet.environment`; informative, not verified)."""
     entries = []
     tables: dict[str, int] = {}
     documents = 0
@@ -119,6 +121,7 @@ def build_root(
             "bytes": total_bytes,
             "rows": dict(sorted(tables.items())),
             "parts": entries,
+            **({"environment": environment} if environment is not None else {}),
         }
     )
 

@@ -16,6 +16,7 @@ COMMANDS += ["launch:launch"]  # issue 7: start a Cloud Run execution
 COMMANDS += ["report:report"]  # issue 6: run report (HTML)
 COMMANDS += ["runs:list_runs", "runs:delete"]  # issue 17: list and delete runs
 COMMANDS += ["store:store"]  # issue 17: docfleet store init
+COMMANDS += ["export:card"]  # issue 15: dataset card
 
 
 def add_commands(group: click.Group) -> None:

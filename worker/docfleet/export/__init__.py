@@ -1,7 +1,8 @@
 """Export a run's golden tables: ``parquet://DIR``, ``duckdb:///FILE.duckdb``,
-``coco://DIR``, ``funsd://DIR``. The run is read from any blob store
-(:func:`docfleet.blob.open_blob_store`) through its root manifest; see
-:mod:`.reader` for what is verified and refused."""
+``coco://DIR``, ``funsd://DIR``, ``docile://DIR``, ``hf://DIR`` (a ``datasets``
+DatasetDict). Every export also writes the dataset card (:mod:`.card`). The run is
+read from any blob store (:func:`docfleet.blob.open_blob_store`) through its root
+manifest; see :mod:`.reader` for what is verified and refused."""
 
 from __future__ import annotations
 
@@ -21,12 +22,14 @@ __all__ = [
     "TamperedError", "export_run", "sink_path",
 ]
 
-SINK_SCHEMES = ("parquet", "duckdb", "coco", "funsd")
+SINK_SCHEMES = ("parquet", "duckdb", "coco", "funsd", "docile", "hf")
+#: sinks that read page images / layout (no --tables)
+LAYOUT_SINKS = ("coco", "funsd", "docile", "hf")
 
 
 def sink_path(uri: str) -> tuple[str, Path]:
-    """(scheme, local path) of an export target. ``parquet://``, ``coco://`` and
-    ``funsd://`` take a directory (``parquet://./out`` relative, ``parquet:///abs``
+    """(scheme, local path) of an export target. ``parquet://``, ``coco://``,
+    ``funsd://``, ``docile://`` and ``hf://`` take a directory (``parquet://./out`` relative, ``parquet:///abs``
     absolute); ``duckdb://`` follows the SQLAlchemy convention of ``sqlite://``:
     ``duckdb:///relative.duckdb``, ``duckdb:////absolute.duckdb``."""
     parsed = parse_uri(uri, SINK_SCHEMES, "export target")
@@ -43,20 +46,43 @@ def sink_path(uri: str) -> tuple[str, Path]:
     return parsed.scheme, Path(path)
 
 
+def card_path(scheme: str, path: Path) -> Path:
+    """Where an export to ``scheme``/``path`` writes its dataset card."""
+    return path.with_suffix(".md") if scheme == "duckdb" else path / "README.md"
+
+
 def export_run(reader: RunReader, to: str, tables: list[str] | None = None,
                dpi: int = 150) -> ExportResult:
-    """Export ``reader``'s run to ``to``. Idempotent for every sink. Raises
-    :class:`ExportError` (bad target, unknown table), :class:`TamperedError`."""
+    """Export ``reader``'s run to ``to`` and write its dataset card there. Idempotent for
+    every sink. Raises :class:`ExportError` (bad target, unknown table),
+    :class:`TamperedError`."""
+    from docfleet.export.card import write_card
+
     scheme, path = sink_path(to)
+    result = _export(reader, scheme, path, tables, dpi)
+    result.extra["card"] = str(write_card(reader, card_path(scheme, path)))
+    return result
+
+
+def _export(reader: RunReader, scheme: str, path: Path, tables: list[str] | None,
+            dpi: int) -> ExportResult:
     if scheme == "parquet":
         return export_parquet(reader, path, tables)
     if scheme == "duckdb":
         return export_duckdb(reader, path, tables)
     if tables:
         raise ExportError(f"--tables does not apply to {scheme}://",
-                          "COCO and FUNSD always use invoices, fields and words")
+                          "COCO, FUNSD, DocILE and hf:// always use the layout tables")
+    if scheme == "docile":
+        from docfleet.export.docile import export_docile
+
+        return export_docile(reader, path)
     if not 18 <= dpi <= 600:
         raise ExportError(f"--dpi {dpi} is out of range", "use 18 to 600 (e.g. 150)")
+    if scheme == "hf":
+        from docfleet.export.hf import export_hf
+
+        return export_hf(reader, path, dpi)
     from docfleet.export.interchange import export_coco, export_funsd
 
     if scheme == "coco":

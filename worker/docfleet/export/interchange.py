@@ -1,5 +1,5 @@
-"""Interchange sinks for layout / key-information models: ``coco://DIR`` and
-``funsd://DIR``.
+"""Interchange sinks for layout / key-information models: ``coco://DIR``,
+``funsd://DIR`` and ``docile://DIR``.
 
 Each PDF page is rendered with pypdfium2 at ``dpi`` into ``DIR/images/<stem>_p<N>.png``
 and every box of the ``words`` and ``fields`` tables is converted from PDF points
@@ -12,9 +12,13 @@ own size at that scale, rounded up to whole pixels).
   category per field name (ids 2… in name order). Word annotations carry ``text``; field
   annotations carry ``text``, ``value``, ``line`` and ``occurrence``.
 - FUNSD: ``DIR/annotations/<stem>_p<N>.json`` per page with the FUNSD ``form`` list:
-  one entity per printed field occurrence (``label`` ``answer``, plus the non-standard
-  keys ``field``, ``line``, ``value``) holding its words, and one ``other`` entity per
-  word outside any field; ``box`` = ``[x0, y0, x1, y1]`` in whole pixels.
+  one ``question`` entity per printed label (``labels`` rows of kind ``label``), one
+  ``header`` per printed heading, one ``answer`` per printed field occurrence (plus the
+  non-standard keys ``field``, ``line``, ``value``; questions and headers carry ``name``),
+  each holding its words, and one ``other`` entity per remaining word; ``box`` =
+  ``[x0, y0, x1, y1]`` in whole pixels. ``linking`` holds ``[question id, answer id]``
+  for every ``links`` row, on both entities, as FUNSD does.
+- DocILE: see :mod:`docfleet.export.docile`.
 
 Documents in the ``html`` format have no pages and are skipped (counted). Streaming: one
 unit's shards and one PDF in memory at a time; the COCO lists are spooled to temporary
@@ -38,6 +42,8 @@ from docfleet.export.reader import ExportError, PartInfo, RunReader
 from docfleet.export.tabular import ExportResult
 
 REQUIRED = ("invoices", "fields", "words")
+#: structure tables read when the run has them (older runs do not)
+STRUCTURE = ("labels", "links", "cells", "lines")
 
 
 @dataclass
@@ -99,33 +105,40 @@ def _pages(reader: RunReader, part: PartInfo, invoice: dict[str, Any], dpi: int,
         pdf.close()
 
 
-def _units(reader: RunReader) -> Iterator[tuple[PartInfo, list[dict], dict, dict]]:
-    """(part, invoices, fields by document, words by document) per unit."""
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def units(reader: RunReader, tables: tuple[str, ...] = ("fields", "words")
+          ) -> Iterator[tuple[PartInfo, list[dict], dict[int, Rows]]]:
+    """(part, invoices, {document: {table: rows}}) per unit, for ``tables`` (a table the
+    run lacks reads as no rows)."""
+    present = set(reader.tables())
     for part in reader.parts():
         invoices = reader.shard(part, "invoices").to_pylist()
-        fields: dict[int, list[dict]] = defaultdict(list)
-        for row in reader.shard(part, "fields").to_pylist():
-            fields[row["document"]].append(row)
-        words: dict[int, list[dict]] = defaultdict(list)
-        for row in reader.shard(part, "words").to_pylist():
-            words[row["document"]].append(row)
-        yield part, invoices, fields, words
+        docs: dict[int, Rows] = defaultdict(lambda: {t: [] for t in tables})
+        for table in tables:
+            if table not in present:
+                continue
+            for row in reader.shard(part, table).to_pylist():
+                docs[row["document"]][table].append(row)
+        yield part, invoices, docs
 
 
-def _pdf_pages(
-    reader: RunReader, dpi: int, images_dir: Path, counts: dict[str, int]
-) -> Iterator[tuple[dict[str, Any], PageImage, list[dict], list[dict]]]:
+def pdf_pages(
+    reader: RunReader, dpi: int, images_dir: Path, counts: dict[str, int],
+    tables: tuple[str, ...] = ("fields", "words"),
+) -> Iterator[tuple[dict[str, Any], PageImage, Rows]]:
     """Every rendered page of every PDF invoice, unit by unit: (invoice, page image, its
-    document's fields, its words). HTML documents have no pages; they are counted in
+    document's rows of ``tables``). HTML documents have no pages; they are counted in
     ``counts["skipped_html"]``."""
-    for part, invoices, fields, words in _units(reader):
+    for part, invoices, docs in units(reader, tables):
         for invoice in invoices:
             if invoice["format"] != "pdf":
                 counts["skipped_html"] += 1
                 continue
-            doc = invoice["document"]
+            rows = docs[invoice["document"]]
             for img in _pages(reader, part, invoice, dpi, images_dir):
-                yield invoice, img, fields[doc], words[doc]
+                yield invoice, img, rows
 
 
 def _field_names(reader: RunReader) -> list[str]:
@@ -153,8 +166,8 @@ def export_coco(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
         def spool(fh: BinaryIO, obj: dict[str, Any], first: bool) -> None:
             fh.write((b"" if first else b",\n") + json.dumps(obj, ensure_ascii=False).encode())
 
-        for invoice, img, doc_fields, doc_words in _pdf_pages(reader, dpi, images_dir,
-                                                              counts):
+        for invoice, img, rows in pdf_pages(reader, dpi, images_dir, counts):
+            doc_fields, doc_words = rows["fields"], rows["words"]
             counts["images"] += 1
             image_id = counts["images"]
             spool(img_spool, {
@@ -202,37 +215,74 @@ def export_coco(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
     return result
 
 
-def funsd_form(img: PageImage, fields: list[dict], words: list[dict]) -> list[dict[str, Any]]:
-    """The FUNSD ``form`` list of one page: field entities (with their words) first,
-    then one ``other`` entity per remaining word."""
+def funsd_form(img: PageImage, rows: Rows, owner: dict[int, int] | None = None
+               ) -> list[dict[str, Any]]:
+    """The FUNSD ``form`` list of one page: label (``question``) and heading (``header``)
+    entities, field (``answer``) entities, then one ``other`` entity per remaining word;
+    ``linking`` from the run's ``links``. ``owner``, if given, receives word number →
+    entity id for every word of the page."""
+    owner = {} if owner is None else owner
 
     def ibox(x0: float, y0: float, x1: float, y1: float) -> list[int]:
         b = img.box(x0, y0, x1, y1)
         return [int(b[0]), int(b[1]), math.ceil(b[2]), math.ceil(b[3])]
 
-    page_words = [w for w in words if w["page"] == img.page]
+    def word(w: dict[str, Any]) -> dict[str, Any]:
+        return {"text": w["text"], "box": ibox(w["x0"], w["y0"], w["x1"], w["y1"])}
+
+    page_words = [w for w in rows["words"] if w["page"] == img.page]
     by_key: dict[tuple, list[dict]] = defaultdict(list)
+    by_label: dict[int, list[dict]] = defaultdict(list)
     for w in page_words:
         if w["field"] is not None:
             by_key[(w["field"], w["line"], w["occurrence"])].append(w)
+        elif w.get("label_id") is not None:
+            by_label[w["label_id"]].append(w)
     form: list[dict[str, Any]] = []
     used: set[int] = set()
-    for f in fields:
+    label_entity: dict[int, dict[str, Any]] = {}
+    for lab in rows.get("labels", ()):
+        if lab["page"] != img.page:
+            continue
+        members = by_label.get(lab["label_id"], [])
+        used.update(w["word"] for w in members)
+        owner.update((w["word"], len(form)) for w in members)
+        entity = {
+            "id": len(form), "text": lab["text"],
+            "box": ibox(lab["x0"], lab["y0"], lab["x1"], lab["y1"]),
+            "label": "header" if lab["kind"] == "header" else "question", "name": lab["name"],
+            "words": [word(w) for w in members], "linking": [],
+        }
+        label_entity[lab["label_id"]] = entity
+        form.append(entity)
+    field_entity: dict[tuple, dict[str, Any]] = {}
+    for f in rows["fields"]:
         if f["page"] != img.page or f["x0"] is None:
             continue
-        members = by_key.get((f["field"], f["line"], f["occurrence"]), [])
+        key = (f["field"], f["line"], f["occurrence"])
+        members = by_key.get(key, [])
         used.update(w["word"] for w in members)
-        form.append({
+        owner.update((w["word"], len(form)) for w in members)
+        entity = {
             "id": len(form), "text": f["text"], "box": ibox(f["x0"], f["y0"], f["x1"], f["y1"]),
             "label": "answer", "field": f["field"], "line": f["line"], "value": f["value"],
-            "words": [{"text": w["text"], "box": ibox(w["x0"], w["y0"], w["x1"], w["y1"])}
-                      for w in members],
-            "linking": [],
-        })
+            "words": [word(w) for w in members], "linking": [],
+        }
+        field_entity[key] = entity
+        form.append(entity)
+    for link in rows.get("links", ()):
+        question = label_entity.get(link["label_id"])
+        answer = field_entity.get((link["field"], link["line"], link["occurrence"]))
+        if question is None or answer is None:
+            continue
+        pair = [question["id"], answer["id"]]
+        question["linking"].append(pair)
+        answer["linking"].append(pair)
     for w in page_words:
         if w["word"] in used:
             continue
         box = ibox(w["x0"], w["y0"], w["x1"], w["y1"])
+        owner[w["word"]] = len(form)
         form.append({"id": len(form), "text": w["text"], "box": box, "label": "other",
                      "words": [{"text": w["text"], "box": box}], "linking": []})
     return form
@@ -243,12 +293,13 @@ def export_funsd(reader: RunReader, directory: Path, dpi: int) -> ExportResult:
     _check(reader)
     result = ExportResult(target=f"funsd://{directory}", partial=reader.partial,
                           units=len(reader.units))
-    counts = {"images": 0, "entities": 0, "skipped_html": 0}
-    for invoice, img, doc_fields, doc_words in _pdf_pages(reader, dpi, directory / "images",
-                                                          counts):
-        form = funsd_form(img, doc_fields, doc_words)
+    counts = {"images": 0, "entities": 0, "links": 0, "skipped_html": 0}
+    for invoice, img, rows in pdf_pages(reader, dpi, directory / "images", counts,
+                                        ("fields", "words", "labels", "links")):
+        form = funsd_form(img, rows)
         counts["images"] += 1
         counts["entities"] += len(form)
+        counts["links"] += sum(len(e["linking"]) for e in form if e["label"] == "question")
         body = {"form": form, "image": img.file_name, "width": img.width,
                 "height": img.height, "document": invoice["document"], "page": img.page}
         _atomic_write(directory / "annotations" / f"{Path(img.file_name).stem}.json",

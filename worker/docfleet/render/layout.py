@@ -10,15 +10,17 @@ spilling out of its cell) so a document that would print wrong fails instead.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from typing import Any
 
 PX_TO_PT = 0.75
 
 #: Run in the page on one document's root (its shadow root in a batch, see
-#: :mod:`docfleet.render.browser`); returns {pages, fields, words, faults}.
+#: :mod:`docfleet.render.browser`); returns {pages, fields, words, lines, labels, cells,
+#: faults}.
 EXTRACT_JS = r"""
 (root) => {
-  const out = {pages: 0, fields: [], words: [], faults: []};
+  const out = {pages: 0, fields: [], words: [], lines: [], labels: [], cells: [], faults: []};
   const pages = Array.from(root.querySelectorAll('div.page'));
   out.pages = pages.length;
   const union = (rects) => {
@@ -30,15 +32,67 @@ EXTRACT_JS = r"""
     }
     return x0 === Infinity ? null : [x0, y0, x1, y1];
   };
+  const sameLine = (a, b) => {  // vertical overlap of at least half the smaller height
+    const overlap = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+    return overlap >= 0.5 * Math.min(a[3] - a[1], b[3] - b[1]);
+  };
+  // rects grouped into one box per printed line, in order
+  const lineBoxes = (rects) => {
+    const lines = [];
+    for (const r of rects) {
+      if (r.width <= 0 || r.height <= 0) continue;
+      const b = [r.left, r.top, r.right, r.bottom];
+      const hit = lines.find((l) => sameLine(l, b));
+      if (hit) {
+        hit[0] = Math.min(hit[0], b[0]); hit[1] = Math.min(hit[1], b[1]);
+        hit[2] = Math.max(hit[2], b[2]); hit[3] = Math.max(hit[3], b[3]);
+      } else lines.push(b);
+    }
+    return lines;
+  };
+  const range = document.createRange();
+  const contentLines = (el) => {
+    range.selectNodeContents(el);
+    return lineBoxes(range.getClientRects());
+  };
+  // the nearest ancestor that is not laid out inline: words and lines never cross it
+  const blocks = new Map();
+  const blockOf = (el) => {
+    const path = [];
+    let e = el, found = null;
+    while (e) {
+      if (blocks.has(e)) { found = blocks.get(e); break; }
+      path.push(e);
+      const d = getComputedStyle(e).display;
+      if (!(d === 'inline' || d === 'inline-block' || d === 'contents')) { found = e; break; }
+      e = e.parentElement;
+    }
+    for (const p of path) blocks.set(p, found);
+    return found;
+  };
+  const LABELS = '[data-label],[data-header]';
   pages.forEach((pg, i) => {
     const p = pg.getBoundingClientRect();
     const n = i + 1;
+    const rel = (b) => [b[0] - p.left, b[1] - p.top, b[2] - p.left, b[3] - p.top];
     if (pg.scrollHeight > pg.clientHeight + 1 || pg.scrollWidth > pg.clientWidth + 1) {
       out.faults.push(`page ${n} overflows (${pg.scrollWidth}x${pg.scrollHeight})`);
     }
-    for (const el of pg.querySelectorAll('[data-field]')) {
+    const fieldEls = Array.from(pg.querySelectorAll('[data-field]'));
+    // dataset reads are slow: every field element's key once, and its elements by name
+    const keys = new Map();
+    const byName = new Map();
+    for (const el of fieldEls) {
+      const line = el.getAttribute('data-line');
+      const key = {field: el.getAttribute('data-field'), line: line === null ? null : +line,
+                   occ: +el.getAttribute('data-occ')};
+      keys.set(el, key);
+      if (!byName.has(key.field)) byName.set(key.field, []);
+      byName.get(key.field).push(el);
+    }
+    for (const el of fieldEls) {
       const b = union(el.getClientRects());
-      const name = el.dataset.field;
+      const name = keys.get(el).field;
       if (!b) { out.faults.push(`field ${name} has no box`); continue; }
       const cell = el.parentElement.closest('td,th,div,p');
       if (cell) {
@@ -50,39 +104,157 @@ EXTRACT_JS = r"""
       if (b[0] < p.left || b[2] > p.right + 0.5 || b[1] < p.top || b[3] > p.bottom + 0.5) {
         out.faults.push(`field ${name} lies outside page ${n}`);
       }
-      out.fields.push({field: name, line: el.dataset.line === undefined ? null : +el.dataset.line,
-                       occ: +el.dataset.occ, text: el.textContent, page: n,
-                       box: [b[0] - p.left, b[1] - p.top, b[2] - p.left, b[3] - p.top]});
+      out.fields.push({...keys.get(el), text: el.textContent, page: n, box: rel(b),
+                       lines: contentLines(el).map(rel)});
     }
-    const walker = document.createTreeWalker(pg, NodeFilter.SHOW_TEXT);
-    const range = document.createRange();
-    const word = /[^ \t\n\r\f]+/g;
-    let node;
-    while ((node = walker.nextNode())) {
-      const text = node.nodeValue;
-      const owner = node.parentElement ? node.parentElement.closest('[data-field]') : null;
-      word.lastIndex = 0;
-      let m;
-      while ((m = word.exec(text))) {
-        range.setStart(node, m.index);
-        range.setEnd(node, m.index + m[0].length);
-        const b = union(range.getClientRects());
-        if (!b) continue;
-        const cell = node.parentElement ? node.parentElement.closest('td,th') : null;
-        if (cell) {
-          const c = cell.getBoundingClientRect();
-          if (b[0] < c.left - 1 || b[2] > c.right + 1 || b[1] < c.top - 1 || b[3] > c.bottom + 1) {
-            out.faults.push(`word ${m[0]} is clipped by its cell on page ${n}`);
+    // printed labels (keys) and headers, and the fields each label links to
+    const labelIds = new Map();
+    for (const el of pg.querySelectorAll(LABELS)) {
+      const header = !el.hasAttribute('data-label');
+      const b = union(el.getClientRects());
+      const name = el.getAttribute(header ? 'data-header' : 'data-label');
+      if (!b) { out.faults.push(`label ${name} has no box`); continue; }
+      const scope = header ? null : (el.getAttribute('data-label-scope') || 'value');
+      const links = [];
+      if (!header) {
+        const names = name.split(/\s+/).filter((x) => x);
+        if (scope === 'column') {
+          const within = el.closest('table') || pg;
+          const wanted = new Set(names);
+          for (const f of fieldEls) {
+            if (wanted.has(keys.get(f).field) && within.contains(f)) links.push(keys.get(f));
+          }
+        } else {
+          for (const want of names) {
+            const same = byName.get(want) || [];
+            const after = same.find((f) =>
+              el.compareDocumentPosition(f) & Node.DOCUMENT_POSITION_FOLLOWING);
+            const target = after || same[same.length - 1];
+            if (target) links.push(keys.get(target));
           }
         }
-        out.words.push({page: n, text: m[0],
-                        box: [b[0] - p.left, b[1] - p.top, b[2] - p.left, b[3] - p.top],
-                        field: owner ? owner.dataset.field : null,
-                        line: owner && owner.dataset.line !== undefined
-                          ? +owner.dataset.line : null,
-                        occ: owner ? +owner.dataset.occ : null});
       }
+      const id = out.labels.length;
+      labelIds.set(el, id);
+      out.labels.push({id, page: n, kind: header ? 'header' : 'label', name, scope,
+                       text: el.textContent.replace(/\s+/g, ' ').trim(), box: rel(b),
+                       lines: contentLines(el).map(rel), links});
     }
+    // words: maximal runs of non-whitespace (any Unicode space, no-break spaces included)
+    // on one printed line; adjacent text of touching inline elements joins ("[0%]")
+    const walker = document.createTreeWalker(pg, NodeFilter.SHOW_TEXT);
+    const wordRe = /\S+/g;
+    const words = [];
+    let node, prev = null, spaced = true;
+    const pieceBoxes = (node, start, end) => {
+      range.setStart(node, start); range.setEnd(node, end);
+      const rects = lineBoxes(range.getClientRects());
+      if (rects.length <= 1) return rects.length ? [[start, end, rects[0]]] : [];
+      const pieces = [];  // a token wrapped over lines: one piece per line
+      for (let k = start; k < end; k++) {
+        range.setStart(node, k); range.setEnd(node, k + 1);
+        const b = union(range.getClientRects());
+        if (!b) continue;
+        const last = pieces[pieces.length - 1];
+        if (last && sameLine(last[2], b)) {
+          last[1] = k + 1; last[2] = [Math.min(last[2][0], b[0]), Math.min(last[2][1], b[1]),
+                                      Math.max(last[2][2], b[2]), Math.max(last[2][3], b[3])];
+        } else pieces.push([k, k + 1, b]);
+      }
+      return pieces;
+    };
+    const context = new Map();  // parent element → its owners, block and cell
+    while ((node = walker.nextNode())) {
+      const text = node.nodeValue;
+      const parent = node.parentElement;
+      if (!parent) continue;
+      let ctx = context.get(parent);
+      if (!ctx) {
+        ctx = {owner: parent.closest('[data-field]'), labelEl: parent.closest(LABELS),
+               block: blockOf(parent), cell: parent.closest('td,th')};
+        context.set(parent, ctx);
+      }
+      const {owner, labelEl, block, cell} = ctx;
+      wordRe.lastIndex = 0;
+      let m, cursor = 0;
+      while ((m = wordRe.exec(text))) {
+        if (m.index > cursor) spaced = true;
+        cursor = m.index + m[0].length;
+        const pieces = pieceBoxes(node, m.index, cursor);
+        pieces.forEach(([s, e, b], k) => {
+          const piece = text.slice(s, e);
+          if (cell) {
+            const c = cell.getBoundingClientRect();
+            if (b[0] < c.left - 1 || b[2] > c.right + 1 ||
+                b[1] < c.top - 1 || b[3] > c.bottom + 1) {
+              out.faults.push(`word ${piece} is clipped by its cell on page ${n}`);
+            }
+          }
+          const touching = prev && !spaced && k === 0 && prev.block === block &&
+            sameLine(prev.box, b) &&
+            Math.max(b[0] - prev.box[2], prev.box[0] - b[2]) < 1.5;
+          if (touching) {
+            prev.text += piece;
+            prev.box = [Math.min(prev.box[0], b[0]), Math.min(prev.box[1], b[1]),
+                        Math.max(prev.box[2], b[2]), Math.max(prev.box[3], b[3])];
+            if (prev.owner === null && owner) prev.owner = owner;
+            if (prev.label === null && labelEl) prev.label = labelEl;
+          } else {
+            prev = {text: piece, box: b, owner, label: labelEl, block};
+            words.push(prev);
+          }
+          spaced = false;
+        });
+      }
+      if (cursor < text.length) spaced = true;
+    }
+    // lines: consecutive words of one block on one printed line; reading order is the
+    // document order of the template (blocks), lines top to bottom, words in logical order
+    let line = null;
+    const pageLines = [];
+    words.forEach((w, k) => {
+      if (!line || line.block !== w.block || !sameLine(line.last, w.box)) {
+        line = {page: n, number: pageLines.length, block: w.block,
+                box: w.box.slice(), text: w.text, first: k, count: 0, last: w.box};
+        pageLines.push(line);
+      } else {
+        line.text += ' ' + w.text;
+        line.box = [Math.min(line.box[0], w.box[0]), Math.min(line.box[1], w.box[1]),
+                    Math.max(line.box[2], w.box[2]), Math.max(line.box[3], w.box[3])];
+      }
+      line.count += 1;
+      line.last = w.box;
+      const o = w.owner ? keys.get(w.owner) : null;
+      out.words.push({page: n, text: w.text, box: rel(w.box),
+                      field: o ? o.field : null, line: o ? o.line : null,
+                      occ: o ? o.occ : null,
+                      label: w.label && labelIds.has(w.label) ? labelIds.get(w.label) : null,
+                      tline: line.number});
+    });
+    for (const l of pageLines) {
+      out.lines.push({page: n, number: l.number, text: l.text, box: rel(l.box),
+                      first: l.first, count: l.count});
+    }
+    // table structure: every <table data-table=NAME>, one entry per cell
+    pg.querySelectorAll('table[data-table]').forEach((table, t) => {
+      Array.from(table.rows).forEach((tr, r) => {
+        let col = 0;
+        const marked = tr.querySelector('[data-line]');
+        const rowLine = marked ? +marked.getAttribute('data-line') : null;
+        for (const td of tr.cells) {
+          const b = td.getBoundingClientRect();
+          const first = td.querySelector('[data-field]');
+          out.cells.push({page: n, table: table.getAttribute('data-table'), index: t, row: r,
+                          column: col,
+                          span: td.colSpan, header: td.tagName === 'TH',
+                          text: td.textContent.replace(/\s+/g, ' ').trim(),
+                          box: rel([b.left, b.top, b.right, b.bottom]),
+                          field: first ? keys.get(first).field : null,
+                          line: rowLine});
+          col += td.colSpan;
+        }
+      });
+    });
   });
   return out;
 }
@@ -98,7 +270,8 @@ class FieldBox:
     occurrence: int
     text: str  # the DOM text of the span
     page: int
-    box: Box  # points, top-left origin
+    box: Box  # points, top-left origin: the union of its line boxes
+    lines: tuple[Box, ...] = ()  # one box per printed line, top to bottom
 
 
 @dataclass(frozen=True)
@@ -109,6 +282,59 @@ class WordBox:
     field: str | None
     line: int | None
     occurrence: int | None
+    label: int | None = None  # id of the LabelBox the word is printed in
+    text_line: int = 0  # reading-order index of its TextLine on the page
+
+
+@dataclass(frozen=True)
+class TextLine:
+    """Consecutive words of one block on one printed line."""
+
+    page: int
+    number: int  # reading order on the page, 0-based
+    text: str  # its words joined by one space
+    box: Box
+    first_word: int  # index of its first word on the page
+    words: int
+
+
+@dataclass(frozen=True)
+class Link:
+    field: str
+    line: int | None
+    occurrence: int
+
+
+@dataclass(frozen=True)
+class LabelBox:
+    """A printed key (``data-label``) or heading (``data-header``)."""
+
+    id: int  # document-wide, in reading order
+    page: int
+    kind: str  # label | header
+    name: str  # the field(s) it labels (space-separated) or the header's name
+    scope: str | None  # value | column (labels only)
+    text: str
+    box: Box
+    lines: tuple[Box, ...]
+    links: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class CellBox:
+    """One cell of a ``<table data-table=NAME>``."""
+
+    page: int
+    table: str
+    index: int  # the table's number on the page, 0-based
+    row: int  # 0-based; the header row is row 0
+    column: int
+    span: int
+    header: bool
+    text: str
+    box: Box
+    field: str | None  # the first field printed in the cell
+    line: int | None
 
 
 @dataclass(frozen=True)
@@ -117,6 +343,9 @@ class Layout:
     fields: list[FieldBox]
     words: list[WordBox]
     faults: list[str]
+    lines: list[TextLine] = dc_field(default_factory=list)
+    labels: list[LabelBox] = dc_field(default_factory=list)
+    cells: list[CellBox] = dc_field(default_factory=list)
 
 
 def _pt(box: list[float]) -> Box:
@@ -126,8 +355,22 @@ def _pt(box: list[float]) -> Box:
 
 def parse_layout(raw: dict[str, Any]) -> Layout:
     """Convert the script's result (CSS px, parsed from the page's JSON) to points."""
-    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(f["box"]))
+    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(f["box"]),
+                       tuple(_pt(b) for b in f.get("lines", ())))
               for f in raw["fields"]]
-    words = [WordBox(w["page"], w["text"], _pt(w["box"]), w["field"], w["line"], w["occ"])
+    labels = []
+    for lab in raw.get("labels", ()):
+        labels.append(LabelBox(
+            lab["id"], lab["page"], lab["kind"], lab["name"], lab["scope"], lab["text"],
+            _pt(lab["box"]), tuple(_pt(b) for b in lab["lines"]),
+            tuple(Link(k["field"], k["line"], k["occ"]) for k in lab["links"])))
+    words = [WordBox(w["page"], w["text"], _pt(w["box"]), w["field"], w["line"], w["occ"],
+                     w.get("label"),
+                     w.get("tline", 0))
              for w in raw["words"]]
-    return Layout(raw["pages"], fields, words, list(raw["faults"]))
+    lines = [TextLine(t["page"], t["number"], t["text"], _pt(t["box"]), t["first"], t["count"])
+             for t in raw.get("lines", ())]
+    cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
+                     c["header"], c["text"], _pt(c["box"]), c["field"], c["line"])
+             for c in raw.get("cells", ())]
+    return Layout(raw["pages"], fields, words, list(raw["faults"]), lines, labels, cells)

@@ -1,5 +1,5 @@
 """Golden rows: the record, the fields the template printed and the boxes the browser
-measured, joined into rows of the four tables (see :mod:`.schema`)."""
+measured, joined into rows of the golden tables (see :mod:`.schema`)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,7 @@ def invoice_row(invoice: Invoice, pages: int | None, size_pt: tuple[float, float
         "page_count": pages,
         "page_width": size_pt[0] if size_pt else None,
         "page_height": size_pt[1] if size_pt else None,
+        "split": invoice.split,
     }
 
 
@@ -88,6 +89,7 @@ def field_rows(document: int, printed: list[PrintedField], layout: Layout | None
     rows = []
     for p in printed:
         page = box = None
+        lines: list[dict[str, float]] | None = None
         if layout is not None:
             measured = boxes[p.key]
             if measured.text != p.text:
@@ -95,13 +97,24 @@ def field_rows(document: int, printed: list[PrintedField], layout: Layout | None
                                  f"{measured.text!r}, golden {p.text!r}")
             page = measured.page
             box = carry(page, measured.box) if carry else measured.box
+            lines = _line_boxes(page, measured.lines or (measured.box,), carry)
         rows.append({
             "document": document, "field": p.name, "line": p.line, "occurrence": p.occurrence,
             "text": p.text, "value": p.value, "page": page,
             "x0": box[0] if box else None, "y0": box[1] if box else None,
             "x1": box[2] if box else None, "y1": box[3] if box else None,
+            "line_boxes": lines,
         })
     return rows
+
+
+def _line_boxes(page: int, boxes: tuple[Box, ...], carry: BoxMap | None
+                ) -> list[dict[str, float]]:
+    out = []
+    for b in boxes:
+        x0, y0, x1, y1 = carry(page, b) if carry else b
+        out.append({"x0": x0, "y0": y0, "x1": x1, "y1": y1})
+    return out
 
 
 def word_rows(document: int, layout: Layout, carry: BoxMap | None = None
@@ -116,5 +129,55 @@ def word_rows(document: int, layout: Layout, carry: BoxMap | None = None
             "document": document, "page": w.page, "word": number, "text": w.text,
             "x0": x0, "y0": y0, "x1": x1, "y1": y1,
             "field": w.field, "line": w.line, "occurrence": w.occurrence,
+            "text_line": w.text_line, "label_id": w.label,
         })
+    return rows
+
+
+def text_line_rows(document: int, layout: Layout, carry: BoxMap | None = None
+                   ) -> list[dict[str, Any]]:
+    """One row per printed line of text (see ``lines`` in :mod:`.schema`)."""
+    rows = []
+    for t in layout.lines:
+        x0, y0, x1, y1 = carry(t.page, t.box) if carry else t.box
+        rows.append({"document": document, "page": t.page, "text_line": t.number,
+                     "text": t.text, "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+                     "first_word": t.first_word, "words": t.words})
+    return rows
+
+
+def label_rows(document: int, layout: Layout, carry: BoxMap | None = None
+               ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(labels, links): every printed key or heading, and one link per value a key
+    labels. A link always names a printed field occurrence (else ``ValueError``)."""
+    printed = {(f.field, f.line, f.occurrence) for f in layout.fields}
+    labels, links = [], []
+    for lab in layout.labels:
+        x0, y0, x1, y1 = carry(lab.page, lab.box) if carry else lab.box
+        labels.append({
+            "document": document, "label_id": lab.id, "kind": lab.kind, "name": lab.name,
+            "scope": lab.scope, "text": lab.text, "page": lab.page,
+            "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+            "line_boxes": _line_boxes(lab.page, lab.lines or (lab.box,), carry),
+        })
+        for k in lab.links:
+            if (k.field, k.line, k.occurrence) not in printed:
+                raise ValueError(f"document {document}: label {lab.name!r} links to "
+                                 f"{k.field} (line {k.line}), which is not printed")
+            links.append({"document": document, "label_id": lab.id, "page": lab.page,
+                          "field": k.field, "line": k.line, "occurrence": k.occurrence})
+    return labels, links
+
+
+def cell_rows(document: int, layout: Layout, carry: BoxMap | None = None
+              ) -> list[dict[str, Any]]:
+    """One row per table cell (``cells`` in :mod:`.schema`), numbered in document order."""
+    rows = []
+    for number, c in enumerate(layout.cells):
+        x0, y0, x1, y1 = carry(c.page, c.box) if carry else c.box
+        rows.append({"document": document, "page": c.page, "table": c.table,
+                     "table_index": c.index, "cell": number, "row": c.row, "column": c.column,
+                     "column_span": c.span, "header": c.header, "text": c.text,
+                     "x0": x0, "y0": y0, "x1": x1, "y1": y1, "field": c.field,
+                     "line": c.line})
     return rows

@@ -9,6 +9,8 @@ locales        mix of en-US, en-GB, fr-FR, de-DE                           all, 
 conditions     mix of ``clean``, ``scan`` (scan needs format pdf)          ``clean:4,scan:1``
 lines          line items per invoice ``MIN-MAX`` (1-200)                  mostly 1-10, some
                                                                            multi-page 14-45
+splits         ratios ``train:0.8,validation:0.1,test:0.1``                80/10/10
+split_by       ``document``, ``seller`` or ``template``: what is held out  ``document``
 =============  ==========================================================  ===============
 """
 
@@ -16,18 +18,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from docfleet.errors import ConfigError
 from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.splits import DEFAULT_SPLITS, parse_split_by, parse_splits
 
 ARCHETYPES = ("classic", "sidebar", "receipt", "boxed")
 CONDITIONS = ("clean", "scan")
 FORMATS = ("pdf", "html")
 MAX_LINES = 200
 
-KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue")
+KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue", "splits",
+         "split_by")
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,9 @@ class InvoiceOptions:
     lines: tuple[int, int] | None
     #: an LLM catalogue (``<out>/<catalogue run id>``) to draw line descriptions from
     catalogue: str | None = None
+    #: train/validation/test ratios and what a split holds out (see docfleet.splits)
+    splits: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SPLITS))
+    split_by: str = "document"
 
     def to_dict(self) -> dict[str, Any]:
         extra = {"catalogue": self.catalogue} if self.catalogue else {}
@@ -49,6 +56,8 @@ class InvoiceOptions:
             "locales": self.locales,
             "conditions": self.conditions,
             "lines": f"{self.lines[0]}-{self.lines[1]}" if self.lines else None,
+            "splits": self.splits,
+            "split_by": self.split_by,
         }
 
 
@@ -132,4 +141,5 @@ def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
 
         split_catalogue_uri(catalogue)  # ConfigError for a URI that names no run
     return InvoiceOptions(fmt, archetypes, locales, conditions, _lines(options.get("lines")),
-                          catalogue)
+                          catalogue, parse_splits(options.get("splits")),
+                          parse_split_by(options.get("split_by")))

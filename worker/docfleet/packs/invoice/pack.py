@@ -22,6 +22,7 @@ tax_rate, tax_base, tax_amount; subtotal, discount_total, total.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import Future
@@ -33,13 +34,22 @@ import pyarrow as pa
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
-from docfleet.packs.invoice.golden import BoxMap, field_rows, invoice_row, line_rows, word_rows
+from docfleet.packs.invoice.golden import (
+    BoxMap,
+    cell_rows,
+    field_rows,
+    invoice_row,
+    label_rows,
+    line_rows,
+    text_line_rows,
+    word_rows,
+)
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
-from docfleet.packs.invoice.schema import TABLES
+from docfleet.packs.invoice.schema import COLUMN_DOCS, TABLES, TOKENISATION
 from docfleet.render.browser import Chromium, Job, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
-from docfleet.render.layout import PX_TO_PT, Box, Layout
+from docfleet.render.layout import Box, Layout
 from docfleet.render.pdf import check_pdf, normalise_pdf
 from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
@@ -48,6 +58,18 @@ if TYPE_CHECKING:  # imported where used: `docfleet run` loads this pack only to
     # options, and a clean-only task never scans
     from docfleet.packs.invoice.source import InvoiceSource
 
+_MEDIA_BOX = re.compile(rb"/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\]")
+#: tables without rows when there is no layout (html format)
+_LAYOUT_TABLES = ("words", "lines", "labels", "links", "cells")
+
+
+def media_box(pdf: bytes) -> tuple[float, float]:
+    """The first page's MediaBox size in points (3 decimals), exactly as the PDF says:
+    Chromium rounds a CSS page size to its own device units, so ``px * 0.75`` is not it."""
+    m = _MEDIA_BOX.search(pdf)
+    if m is None:
+        raise RenderError("the printed PDF has no MediaBox")
+    return round(float(m.group(1)), 3), round(float(m.group(2)), 3)
 RESULT_TIMEOUT = 120.0
 #: documents per block (and at most per ``page.pdf`` call). Part of what a document's
 #: bytes depend on: changing it changes the PDFs (not the golden rows) of every run.
@@ -161,7 +183,7 @@ class InvoiceSession:
                 "invoices": [invoice_row(invoice, None, None)],
                 "line_items": line_rows(invoice, None),
                 "fields": field_rows(invoice.document, printed, None),
-                "words": [],
+                **{t: [] for t in _LAYOUT_TABLES},
             },
         )
 
@@ -183,14 +205,13 @@ class InvoiceSession:
         if layout.pages != item.pages:
             raise RenderError(f"document {invoice.document}: expected {item.pages} page(s), "
                               f"laid out and printed {layout.pages}")
-        width, height = self.page_size(invoice)
-        size = (width * PX_TO_PT, height * PX_TO_PT)
+        size = media_box(pdf)
         carry = None
         if invoice.condition == "scan":
             from docfleet.render.scan import scan_pdf
 
             pdf, params, sizes = scan_pdf(pdf, document_seed(run_id, invoice.document) ^ 0x5CA9)
-            size = sizes[0]
+            size = (round(sizes[0][0], 3), round(sizes[0][1], 3))
 
             def carry(page: int, box: Box) -> Box:
                 w, h = sizes[page - 1]
@@ -207,6 +228,7 @@ class InvoiceSession:
         spec = ARCHETYPE_SPECS[invoice.archetype]
         ranges = line_pages(invoice, spec, height)
         on_page = {k + 1: p + 1 for p, r in enumerate(ranges) for k in r}
+        labels, links = label_rows(invoice.document, layout, carry)
         return RenderedDocument(
             index=invoice.document,
             files={invoice.file: pdf},
@@ -215,6 +237,10 @@ class InvoiceSession:
                 "line_items": line_rows(invoice, on_page),
                 "fields": field_rows(invoice.document, item.printed, layout, carry),
                 "words": word_rows(invoice.document, layout, carry),
+                "lines": text_line_rows(invoice.document, layout, carry),
+                "labels": labels,
+                "links": links,
+                "cells": cell_rows(invoice.document, layout, carry),
             },
         )
 
@@ -244,6 +270,10 @@ class InvoicePack:
 
     def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
         return dict(TABLES)
+
+    def describe(self) -> dict[str, Any]:
+        """What the dataset card prints: column meanings and the tokenisation rule."""
+        return {"columns": COLUMN_DOCS, "tokenisation": TOKENISATION}
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return parse_options(options).to_dict()

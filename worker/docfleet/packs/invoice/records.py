@@ -94,6 +94,7 @@ class Invoice:
     total: Decimal
     payment_days: int
     style_seed: int  # drives fonts, colours and the logo
+    split: str = "train"  # train | validation | test (see docfleet.splits)
 
     def __post_init__(self) -> None:
         reconcile(self)

@@ -6,7 +6,8 @@ Export and scoring read these tables; names and column meanings stay stable. Con
 - Money is exact: ``decimal128(18, 2)`` in the invoice's currency (never float).
 - Boxes are in **PDF points** (1/72 in) on page ``page`` (1-based), with the origin at
   the **top-left** corner of the page and ``y`` growing downward: ``x0 < x1``,
-  ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height``. For the
+  ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height`` and equal
+  the PDF MediaBox. For the
   ``scan`` condition a box is the axis-aligned hull of the original box carried through
   the scan's geometric transform. In the ``html`` format there is no page: ``page`` and
   the box columns are null and ``words`` is empty.
@@ -14,9 +15,11 @@ Export and scoring read these tables; names and column meanings stay stable. Con
   (money ``1234.50``, dates ``2024-03-31``, percentages ``20``, other text as printed).
 - Field names are listed in :mod:`docfleet.packs.invoice.pack`; a value that is not
   printed (no PO number, no discount) has no ``fields`` row.
-- ``words`` are the page's text split on ASCII whitespace, in document order per page;
-  no-break spaces do not split, so ``1\u00a0234,50\u00a0€`` is one word. Every word of a
-  field carries the field's ``field`` / ``line`` / ``occurrence``.
+- ``words`` follow :data:`TOKENISATION` (every space splits, no-break spaces included;
+  one word per printed line; touching text joins), in reading order per page. Every word
+  of a field carries the field's ``field`` / ``line`` / ``occurrence``.
+- ``lines``, ``labels``, ``links`` and ``cells`` are the page's text lines, printed keys
+  and headings, key → value links and table cells (docs/schema.md has every column).
 - A field printed more than once (the invoice number in a running header) has one row per
   printed occurrence, told apart by ``page`` and ``occurrence``.
 """
@@ -50,6 +53,10 @@ def _box() -> list[pa.Field]:
         pa.field("x1", pa.float64()),
         pa.field("y1", pa.float64()),
     ]
+
+
+#: one box per printed line of a value or label, top to bottom (same units as x0 … y1)
+LINE_BOX = pa.struct([pa.field(k, pa.float64(), nullable=False) for k in ("x0", "y0", "x1", "y1")])
 
 
 INVOICES = pa.schema(
@@ -86,6 +93,7 @@ INVOICES = pa.schema(
         pa.field("page_count", pa.int32()),  # null in html format
         pa.field("page_width", pa.float64()),  # points; null in html format
         pa.field("page_height", pa.float64()),
+        pa.field("split", pa.string(), nullable=False),  # train | validation | test
     ]
 )
 
@@ -118,6 +126,7 @@ FIELDS = pa.schema(
         pa.field("text", pa.string(), nullable=False),  # exactly as printed
         pa.field("value", pa.string(), nullable=False),  # canonical form
         *_box(),
+        pa.field("line_boxes", pa.list_(LINE_BOX)),  # one per printed line; null in html
     ]
 )
 
@@ -134,6 +143,70 @@ WORDS = pa.schema(
         pa.field("field", pa.string()),  # the field the word is part of, if any
         pa.field("line", pa.int32()),
         pa.field("occurrence", pa.int32()),
+        pa.field("text_line", pa.int32(), nullable=False),  # its row of ``lines``
+        pa.field("label_id", pa.int32()),  # the printed label it belongs to, if any
+    ]
+)
+
+LINES = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("text_line", pa.int32(), nullable=False),  # reading order on the page
+        pa.field("text", pa.string(), nullable=False),  # its words joined by one space
+        pa.field("x0", pa.float64(), nullable=False),
+        pa.field("y0", pa.float64(), nullable=False),
+        pa.field("x1", pa.float64(), nullable=False),
+        pa.field("y1", pa.float64(), nullable=False),
+        pa.field("first_word", pa.int32(), nullable=False),  # words.word of its first word
+        pa.field("words", pa.int32(), nullable=False),
+    ]
+)
+
+LABELS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("label_id", pa.int32(), nullable=False),  # reading order in the document
+        pa.field("kind", pa.string(), nullable=False),  # label | header
+        #: label: the field name(s) it labels, space-separated; header: its name (title, …)
+        pa.field("name", pa.string(), nullable=False),
+        pa.field("scope", pa.string()),  # label: value | column; header: null
+        pa.field("text", pa.string(), nullable=False),  # as printed, spaces collapsed
+        *_box(),
+        pa.field("line_boxes", pa.list_(LINE_BOX), nullable=False),
+    ]
+)
+
+LINKS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("label_id", pa.int32(), nullable=False),  # labels.label_id (the key)
+        pa.field("page", pa.int32(), nullable=False),
+        #: the linked value: a fields row (field, line, occurrence)
+        pa.field("field", pa.string(), nullable=False),
+        pa.field("line", pa.int32()),
+        pa.field("occurrence", pa.int32(), nullable=False),
+    ]
+)
+
+CELLS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("table", pa.string(), nullable=False),  # line_items
+        pa.field("table_index", pa.int32(), nullable=False),  # the table's number on its page
+        pa.field("cell", pa.int32(), nullable=False),  # id, 0-based in the document
+        pa.field("row", pa.int32(), nullable=False),  # 0 = header row
+        pa.field("column", pa.int32(), nullable=False),
+        pa.field("column_span", pa.int32(), nullable=False),
+        pa.field("header", pa.bool_(), nullable=False),
+        pa.field("text", pa.string(), nullable=False),
+        pa.field("x0", pa.float64(), nullable=False),
+        pa.field("y0", pa.float64(), nullable=False),
+        pa.field("x1", pa.float64(), nullable=False),
+        pa.field("y1", pa.float64(), nullable=False),
+        pa.field("field", pa.string()),  # the first field printed in the cell
+        pa.field("line", pa.int32()),  # the line item of a body cell
     ]
 )
 
@@ -142,4 +215,119 @@ TABLES: dict[str, pa.Schema] = {
     "line_items": LINE_ITEMS,
     "fields": FIELDS,
     "words": WORDS,
+    "lines": LINES,
+    "labels": LABELS,
+    "links": LINKS,
+    "cells": CELLS,
+}
+
+#: The tokenisation rule every ``words`` row follows (docs/schema.md, the dataset card).
+TOKENISATION = (
+    "A word is a maximal run of non-space characters on one printed line. Every Unicode "
+    "space splits (no-break spaces included: `1\u00a0234,50\u00a0€` is three words); a "
+    "token the page wraps over two lines is two words, one per line; text of touching "
+    "elements with no space between joins (`[0%]` is one word even though only `0%` is "
+    "the field). A word carries the field (and label) its characters belong to; it may "
+    "hold punctuation printed against a field (`-5%` for the field `5%`). Words are in "
+    "reading order: the template's logical order of blocks, lines top to bottom within a "
+    "block, words in logical order within a line."
+)
+
+#: What every column means, per table (the dataset card prints it; docs/schema.md is the
+#: long form). A test checks that every column of :data:`TABLES` is described.
+COLUMN_DOCS: dict[str, dict[str, str]] = {
+    "invoices": {
+        "document": "document index (0 … total-1); joins every table",
+        "invoice_number": "the invoice number as printed",
+        "archetype": "layout/template (classic, sidebar, receipt, boxed, …)",
+        "locale": "BCP 47 locale: language, formats, currency, tax regime",
+        "condition": "capture condition: clean (vector PDF) or scan (image PDF)",
+        "format": "pdf or html",
+        "file": "file name under documents/",
+        "currency": "ISO 4217 code",
+        "issue_date": "issue date (canonical)",
+        "due_date": "due date (canonical)",
+        "po_number": "purchase order number, null when not printed",
+        "seller_name": "seller name", "seller_address": "seller address, lines joined by \\n",
+        "seller_tax_id": "seller tax/VAT id", "seller_phone": "seller phone",
+        "seller_email": "seller e-mail", "seller_iban": "seller IBAN (grouped by 4)",
+        "seller_bic": "seller BIC", "seller_account": "en-US bank account/routing text",
+        "buyer_name": "buyer name", "buyer_address": "buyer address, lines joined by \\n",
+        "buyer_tax_id": "buyer tax id, null when not printed",
+        "product_line": "the product catalogue the lines were drawn from",
+        "line_count": "number of line items",
+        "subtotal": "sum of line net amounts (after discounts), exact decimal",
+        "discount_total": "sum of line discount amounts, already deducted from subtotal",
+        "tax_total": "sum of the tax rows' amounts",
+        "total": "amount due = subtotal + tax_total",
+        "taxes": "one {rate, base, amount} per printed tax rate, ascending rate",
+        "page_count": "pages of the PDF; null in html",
+        "page_width": "page width in points = the PDF MediaBox; null in html",
+        "page_height": "page height in points = the PDF MediaBox; null in html",
+        "split": "train, validation or test (run options splits / split_by)",
+    },
+    "line_items": {
+        "document": "document index", "line": "1-based printed row number",
+        "page": "page the row is printed on; null in html", "sku": "article number",
+        "description": "description as printed", "pricing": "flat, tiered or metered",
+        "quantity": "quantity (up to 3 decimals)", "unit": "unit as printed",
+        "unit_price": "unit price (up to 4 decimals)",
+        "discount_percent": "line discount in percent (0 = none)",
+        "discount_amount": "round(gross x discount_percent / 100, 2) where "
+                           "gross = round(quantity x unit_price, 2)",
+        "net_amount": "gross - discount_amount (ROUND_HALF_UP to the cent)",
+        "tax_rate": "the line's tax rate in percent",
+    },
+    "fields": {
+        "document": "document index",
+        "field": "printed field name (invoice_number, total, description, …)",
+        "line": "line item number, tax row number for tax_*, else null",
+        "occurrence": "0 for the first printing, 1, … for repeats (running headers)",
+        "text": "exactly as printed", "value": "canonical form (1234.50, 2024-03-31, 20)",
+        "page": "1-based page; null in html",
+        "x0": "left, points from the page's left edge", "y0": "top, points from the top edge",
+        "x1": "right, points", "y1": "bottom, points",
+        "line_boxes": "one box per printed line of the value, top to bottom",
+    },
+    "words": {
+        "document": "document index", "page": "1-based page",
+        "word": "reading-order index on the page, 0-based", "text": "the word (see rule)",
+        "x0": "left, points", "y0": "top, points", "x1": "right, points",
+        "y1": "bottom, points", "field": "the field the word belongs to, if any",
+        "line": "that field's line", "occurrence": "that field's occurrence",
+        "text_line": "the word's row in lines (reading order on the page)",
+        "label_id": "the printed label the word belongs to (labels.label_id), if any",
+    },
+    "lines": {
+        "document": "document index", "page": "1-based page",
+        "text_line": "reading-order index of the line on the page, 0-based",
+        "text": "its words joined by one space", "x0": "left, points", "y0": "top, points",
+        "x1": "right, points", "y1": "bottom, points",
+        "first_word": "words.word of its first word", "words": "number of words",
+    },
+    "labels": {
+        "document": "document index",
+        "label_id": "id of the printed key or heading, reading order in the document",
+        "kind": "label (a key printed for a value: question) or header (title, section)",
+        "name": "label: the field name(s) it labels, space-separated; header: its name",
+        "scope": "value (labels the value it precedes) or column (a table column header)",
+        "text": "as printed, spaces collapsed", "page": "1-based page",
+        "x0": "left, points", "y0": "top, points", "x1": "right, points",
+        "y1": "bottom, points", "line_boxes": "one box per printed line",
+    },
+    "links": {
+        "document": "document index", "label_id": "the key (labels.label_id)",
+        "page": "page of both ends", "field": "the linked value's field",
+        "line": "the linked value's line", "occurrence": "the linked value's occurrence",
+    },
+    "cells": {
+        "document": "document index", "page": "1-based page",
+        "table": "which table (line_items)", "table_index": "the table's number on its page",
+        "cell": "cell id, 0-based in the document", "row": "0-based row; 0 is the header row",
+        "column": "0-based column", "column_span": "columns the cell spans",
+        "header": "whether it is a header cell", "text": "cell text, spaces collapsed",
+        "x0": "left, points", "y0": "top, points", "x1": "right, points",
+        "y1": "bottom, points", "field": "the first field printed in the cell",
+        "line": "the line item of the row (null in the header row)",
+    },
 }

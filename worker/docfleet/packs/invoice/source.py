@@ -26,6 +26,7 @@ from docfleet.packs.invoice.records import (
     tax_lines,
 )
 from docfleet.seeding import document_rng, document_seed
+from docfleet.splits import assign_groups, split_of
 from docfleet.telemetry import traced
 
 FIRST_DAY = dt.date(2023, 1, 1)
@@ -140,6 +141,8 @@ class InvoiceSource:
 
     def __init__(self, options: InvoiceOptions) -> None:
         self.options = options
+        self._template_splits = assign_groups(options.archetypes, options.splits) \
+            if options.split_by == "template" else {}
         self.catalogue = None
         if options.catalogue:
             from docfleet.catalogue.artifact import Catalogue
@@ -157,6 +160,14 @@ class InvoiceSource:
             if text:
                 return text
         return product.names[jur.language]
+
+    def split(self, index: int, archetype: str, seller: Party) -> str:
+        """The document's split under the run's ``splits`` / ``split_by`` options."""
+        by = self.options.split_by
+        if by == "template":
+            return self._template_splits[archetype]
+        key = seller.name.casefold() if by == "seller" else str(index)
+        return split_of(key, self.options.splits, by)
 
     @traced("docfleet.render.record", lambda self, run_id, index: {
         "docfleet.document.index": index})
@@ -212,4 +223,5 @@ class InvoiceSource:
             discount_total=sum((i.discount_amount for i in items), Decimal(0)),
             tax_total=tax_total, total=subtotal + tax_total, payment_days=days,
             style_seed=rng.getrandbits(32),
+            split=self.split(index, archetype, seller),
         )
