@@ -26,21 +26,32 @@ import pyarrow as pa
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
-from docfleet.packs.invoice.golden import field_rows, invoice_row, line_rows, word_rows
+from docfleet.packs.invoice.golden import (
+    field_rows,
+    invoice_row,
+    line_rows,
+    page_rows,
+    word_rows,
+)
+from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import TABLES
 from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.render.browser import Chromium, Printed, RenderError
+from docfleet.render.capture import CONDITIONS as CAPTURE_CONDITIONS
+from docfleet.render.capture import capture_pdf
 from docfleet.render.html import PrintedField, render_html
 from docfleet.render.layout import PX_TO_PT, Box
 from docfleet.render.pdf import check_pdf, normalise_pdf
-from docfleet.render.scan import scan_pdf
+from docfleet.render.scan import scan_page_params, scan_pdf
 from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
 
 _PAGE_COUNT = re.compile(rb"/Type /Pages\s*/Count (\d+)")
 RESULT_TIMEOUT = 120.0
+#: printed values an annotator highlights, ticks or circles
+MARKABLE = ("total", "due_date", "invoice_number", "tax_amount", "net_amount", "subtotal")
 
 
 @dataclass
@@ -120,6 +131,7 @@ class InvoiceSession:
                 "line_items": line_rows(invoice, None),
                 "fields": field_rows(invoice.document, printed, None),
                 "words": [],
+                "pages": [],
             },
         )
 
@@ -142,14 +154,34 @@ class InvoiceSession:
                               f"{count.group(1) if count else '?'}")
         width, height = page_size(invoice)
         size = (width * PX_TO_PT, height * PX_TO_PT)
-        carry = None
+        carry = quad = None
+        sizes = [size] * item.pages
+        page_params: list[dict[str, Any]] | None = None
         if invoice.condition == "scan":
             pdf, params, sizes = scan_pdf(pdf, document_seed(run_id, invoice.document) ^ 0x5CA9)
             size = sizes[0]
+            page_params = [scan_page_params(params)] * len(sizes)
 
             def carry(page: int, box: Box) -> Box:
                 w, h = sizes[page - 1]
                 return params.transform_box(box, w, h)
+
+            def quad(page: int, box: Box) -> tuple[float, ...]:
+                w, h = sizes[page - 1]
+                x0, y0, x1, y1 = box
+                return tuple(round(v, 3) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+                             for v in params.transform_point(x, y, w, h))
+        elif invoice.condition in CAPTURE_CONDITIONS:
+            targets: list[list[Box]] = [[] for _ in range(item.pages)]
+            for f in layout.fields:
+                if f.field in MARKABLE:
+                    targets[f.page - 1].append(f.box)
+            pdf, capture, page_params = capture_pdf(
+                pdf, invoice.condition, document_seed(run_id, invoice.document) ^ 0xCA97,
+                JURISDICTIONS[invoice.locale].language, targets)
+            sizes = capture.sizes
+            size = sizes[0]
+            carry, quad = capture.box, capture.quad
 
         spec = ARCHETYPE_SPECS[invoice.archetype]
         ranges = line_pages(invoice, spec, height)
@@ -160,8 +192,9 @@ class InvoiceSession:
             rows={
                 "invoices": [invoice_row(invoice, item.pages, size)],
                 "line_items": line_rows(invoice, on_page),
-                "fields": field_rows(invoice.document, item.printed, layout, carry),
-                "words": word_rows(invoice.document, layout, carry),
+                "fields": field_rows(invoice.document, item.printed, layout, carry, quad),
+                "words": word_rows(invoice.document, layout, carry, quad),
+                "pages": page_rows(invoice.document, invoice.condition, sizes, page_params),
             },
         )
 

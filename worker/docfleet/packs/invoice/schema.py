@@ -7,8 +7,11 @@ Export and scoring read these tables; names and column meanings stay stable. Con
 - Boxes are in **PDF points** (1/72 in) on page ``page`` (1-based), with the origin at
   the **top-left** corner of the page and ``y`` growing downward: ``x0 < x1``,
   ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height``. For the
-  ``scan`` condition a box is the axis-aligned hull of the original box carried through
-  the scan's geometric transform. In the ``html`` format there is no page: ``page`` and
+  ``scan``, ``photo``, ``fax`` and ``annotated`` conditions a box is the axis-aligned
+  hull of the original box carried through the page's geometric transform, and ``quad``
+  holds the carried corners (TL, TR, BR, BL) — the exact quadrilateral for a photo; for
+  ``clean`` the quad is the box's own corners. Capture parameters are in ``pages``. In
+  the ``html`` format there is no page: ``page`` and
   the box columns are null and ``words`` is empty.
 - ``fields.text`` is the exact printed string; ``fields.value`` is its canonical form
   (money ``1234.50``, dates ``2024-03-31``, percentages ``20``, other text as printed).
@@ -86,6 +89,14 @@ INVOICES = pa.schema(
         pa.field("page_count", pa.int32()),  # null in html format
         pa.field("page_width", pa.float64()),  # points; null in html format
         pa.field("page_height", pa.float64()),
+        pa.field("document_type", pa.string(), nullable=False),  # invoice | credit_note
+        pa.field("original_invoice", pa.string()),  # a credit note's corrected invoice
+        pa.field("credit_reason", pa.string()),  # a credit note's printed reason
+        #: multi-currency: the total converted into fx_currency at fx_rate (printed)
+        pa.field("fx_currency", pa.string()),
+        pa.field("fx_rate", pa.decimal128(18, 6)),
+        pa.field("fx_total", MONEY),
+        pa.field("seller_registration", pa.string()),  # fr-FR: SIRET
     ]
 )
 
@@ -118,6 +129,7 @@ FIELDS = pa.schema(
         pa.field("text", pa.string(), nullable=False),  # exactly as printed
         pa.field("value", pa.string(), nullable=False),  # canonical form
         *_box(),
+        pa.field("quad", pa.list_(pa.float64())),  # corners TL, TR, BR, BL: x, y x 4
     ]
 )
 
@@ -134,6 +146,45 @@ WORDS = pa.schema(
         pa.field("field", pa.string()),  # the field the word is part of, if any
         pa.field("line", pa.int32()),
         pa.field("occurrence", pa.int32()),
+        pa.field("quad", pa.list_(pa.float64())),  # corners TL, TR, BR, BL: x, y x 4
+    ]
+)
+
+ANNOTATION = pa.struct([
+    #: stamp | signature | tick | circle | highlight
+    pa.field("kind", pa.string(), nullable=False),
+    pa.field("text", pa.string()),  # a stamp's text
+    pa.field("x0", pa.float64(), nullable=False),
+    pa.field("y0", pa.float64(), nullable=False),
+    pa.field("x1", pa.float64(), nullable=False),
+    pa.field("y1", pa.float64(), nullable=False),
+])
+
+#: one row per printed page: its size and every capture parameter actually applied
+#: (difficulty labels); a parameter the page's condition does not use is null
+PAGES = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("width", pa.float64(), nullable=False),  # points
+        pa.field("height", pa.float64(), nullable=False),
+        pa.field("condition", pa.string(), nullable=False),
+        pa.field("dpi", pa.int32()),  # raster resolution; null for clean
+        pa.field("angle", pa.float64()),  # rotation, degrees counter-clockwise
+        pa.field("shift_x", pa.float64()),  # points
+        pa.field("shift_y", pa.float64()),
+        pa.field("blur", pa.float64()),  # Gaussian radius, px
+        pa.field("noise", pa.int32()),  # +- grey levels
+        pa.field("jpeg_quality", pa.int32()),
+        pa.field("contrast", pa.float64()),  # 1.0 = unchanged
+        pa.field("bits", pa.int32()),  # 1 (fax), 8 (grey), 24 (colour)
+        #: photo: where the page corners TL, TR, BR, BL landed (points): x, y x 4
+        pa.field("perspective", pa.list_(pa.float64())),
+        pa.field("lighting", pa.float64()),  # photo: depth of the uneven light, 0-1
+        pa.field("background", pa.string()),  # photo: background colour
+        pa.field("threshold", pa.int32()),  # fax: 1-bit threshold (0-255)
+        pa.field("streaks", pa.int32()),  # fax: streak count
+        pa.field("annotations", pa.list_(ANNOTATION)),  # annotated: marks, boxes in points
     ]
 )
 
@@ -142,4 +193,5 @@ TABLES: dict[str, pa.Schema] = {
     "line_items": LINE_ITEMS,
     "fields": FIELDS,
     "words": WORDS,
+    "pages": PAGES,
 }
