@@ -29,6 +29,7 @@ RUN apt-get update \
         chromium \
         fonts-dejavu-core \
         fonts-liberation2 \
+        fonts-noto-cjk \
         fonts-noto-core \
         tini \
     && rm -rf /var/lib/apt/lists/* \

@@ -77,7 +77,7 @@ def us_ein_number(rng: random.Random) -> str:
 def at_uid_number(rng: random.Random) -> str:
     """Austrian UID ``ATU12345678``: 7 digits + check digit."""
     body = _digits(rng, 7, first_nonzero=True)
-    return f"ATU{body}{at_uid.calc_check_digit(body)}"
+    return f"ATU{body}{at_uid.calc_check_digit('U' + body)}"
 
 
 def ch_uid_number(rng: random.Random) -> str:
