@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from docfleet.packs.invoice.records import Invoice
+from docfleet.packs.invoice.schema import PAGES
 from docfleet.render.html import PrintedField
 from docfleet.render.layout import Box, Layout
 
@@ -150,5 +151,7 @@ def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
                                "condition": condition}
         if params:
             row.update(params[i])
+        for name in PAGES.names:
+            row.setdefault(name, None)
         rows.append(row)
     return rows
