@@ -9,7 +9,9 @@ Printed field names (``fields.field``): invoice_number, issue_date, due_date, po
 seller_{name,address,tax_id,phone,email,iban,bic,account}, buyer_{name,address,tax_id},
 per line (``line`` set): line_number, sku, description, quantity, unit, unit_price,
 discount_percent, line_tax_rate, net_amount; per tax row (``line`` = tax row, 1-based):
-tax_rate, tax_base, tax_amount; subtotal, discount_total, total.
+tax_rate, tax_base, tax_amount; subtotal, discount_total, total; where printed:
+original_invoice and reason (credit notes), fx_rate and fx_total (multi-currency),
+seller_registration (the French SIRET), tagline, payment_terms and note (catalogue text).
 """
 
 from __future__ import annotations
