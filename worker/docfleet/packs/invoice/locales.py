@@ -151,7 +151,7 @@ class Jurisdiction:
 
     def money(self, amount: Decimal) -> str:
         """``1234.5`` → ``$1,234.50`` / ``£1,234.50`` / ``1 234,50 €`` / ``1.234,50 €`` /
-        ``¥1,235`` / ``CHF 1'234.50`` / ``SAR 1,234.50``."""
+        ``¥1,235`` / ``CHF 1'234.50`` / ``1,234.50 ر.س``."""
         number = self.number(amount, self.places)
         if self.pattern:
             return self.pattern.format(n=number)
@@ -260,7 +260,7 @@ JURISDICTIONS: dict[str, Jurisdiction] = {
     "ar-SA": Jurisdiction(
         "ar-SA", "ar_SA", "ar", "SAR", "SAR", True, ",", ".", "ضريبة VAT",
         {"standard": Decimal("15"), "reduced": Decimal("15"), "zero": Decimal("0")},
-        "dmy/", A4, "VAT", pattern="SAR" + NBSP + "{n}", direction="rtl",
+        "dmy/", A4, "VAT", pattern="{n}" + NBSP + "ر.س", direction="rtl",
         fonts=("'DejaVu Sans', 'Noto Naskh Arabic', sans-serif",),
         date_digits="arabic",
     ),

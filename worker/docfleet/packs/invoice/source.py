@@ -49,7 +49,7 @@ def _digits(rng: random.Random, n: int) -> str:
 
 
 #: unit prices are drawn in "USD-like" ranges and scaled into the currency
-PRICE_SCALE: dict[str, Decimal] = {"JPY": Decimal(150), "SAR": Decimal("3.75")}
+PRICE_SCALE: dict[str, Decimal] = {"JPY": Decimal(150)}
 #: USD per unit, for the converted totals of multi-currency invoices
 USD_PER_UNIT: dict[str, Decimal] = {
     "USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27"), "CHF": Decimal("1.12"),
