@@ -123,7 +123,7 @@ def test_every_archetype_and_locale_captures_with_boxes_on_their_ink(
         finally:
             doc.close()
         matrix = geometry(first)
-        checked = 0
+        checked = faint = 0
         for s, c in zip(captured.rows["fields"], clean.rows["fields"], strict=True):
             assert (s["field"], s["line"], s["text"]) == (c["field"], c["line"], c["text"])
             if s["page"] != 1:
@@ -139,9 +139,13 @@ def test_every_archetype_and_locale_captures_with_boxes_on_their_ink(
                                int(s["x1"] * scale) + 1, int(s["y1"] * scale) + 1))
             lo, hi = crop.getextrema()
             # ink inside the box: clearly darker than the paper around it in the same box
-            assert lo < hi - 60 or lo < 60, (condition, archetype, locale, s, lo, hi)
+            inked = lo < hi - 60 or lo < 60
+            if condition == "fax" and not inked:
+                faint += 1  # a fax may drop a faint grey value, as real ones do
+                continue
+            assert inked, (condition, archetype, locale, s, lo, hi)
             checked += 1
-        assert checked > 10
+        assert checked > 10 and faint <= 0.05 * (checked + faint), (archetype, faint)
         for w in captured.rows["words"]:
             assert len(w["quad"]) == 8
 

@@ -276,7 +276,7 @@ def _fax(image: Image.Image, w: float, h: float, rng: random.Random, scale: floa
                                         Image.Resampling.BILINEAR, fillcolor=255)
     noise = rng.randint(8, 20)
     grey = ImageChops.add(grey, _noise(grey.size, rng, noise), 1.0, -128)
-    threshold = rng.randint(140, 185)
+    threshold = rng.randint(175, 205)  # faint anti-aliased strokes survive, paper noise not
     bw = grey.point(lambda v: 255 if v >= threshold else 0, mode="1")
     draw = ImageDraw.Draw(bw)
     streaks = rng.randint(2, 7)
