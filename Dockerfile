@@ -31,6 +31,7 @@ RUN apt-get update \
         chromium-headless-shell \
         fonts-dejavu-core \
         fonts-liberation2 \
+        fonts-noto-cjk \
         fonts-noto-core \
         tini \
     && rm -rf /var/lib/apt/lists/* \

@@ -18,7 +18,8 @@ from docfleet.blob import open_blob_store
 from docfleet.export import RunReader, export_run
 from fleet import cli
 
-TABLES = ["cells", "fields", "invoices", "labels", "line_items", "lines", "links", "words"]
+TABLES = ["cells", "fields", "invoices", "labels", "line_items", "lines", "links", "pages",
+          "words"]
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +62,7 @@ def test_parquet_and_duckdb_equal_the_union_of_the_shards(invoices: Run, tmp_pat
         in_db = con.sql(f"SELECT * FROM {table}").to_arrow_table()
         assert in_db.num_rows == manifest["rows"][table]
         key = ["document", "line" if table == "line_items" else "page"] \
-            if table in ("line_items", "words") else ["document"]
+            if table in ("line_items", "words", "pages") else ["document"]
         assert sorted(in_db.select(key).to_pylist(), key=str) == sorted(
             shards.select(key).to_pylist(), key=str)
     # money stays exact decimal through DuckDB, and the view joins the three tables

@@ -32,7 +32,8 @@ def test_dockerfile_shape() -> None:
     assert len(stages) >= 2, "multi-stage"
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim", text, re.M)
     assert '".[gcp,aws,render,llm,export]"' in text
-    for package in ("chromium-headless-shell", "tini", "fonts-dejavu-core", "fonts-liberation2"):
+    for package in ("chromium-headless-shell", "tini", "fonts-dejavu-core", "fonts-liberation2",
+                    "fonts-noto-cjk", "fonts-noto-core"):
         assert re.search(rf"^\s+{package} \\$", text, re.M), package
     assert "DOCFLEET_CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell" in text
     assert re.search(r"^USER 10001", text, re.M), "non-root"

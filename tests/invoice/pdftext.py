@@ -8,7 +8,8 @@ import pypdfium2 as pdfium
 
 #: whitespace the page may print differently from the golden text (no-break spaces are
 #: extracted as plain spaces; multi-line values come back as separate lines)
-_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\r": " ", "\n": " "})
+_SPACES = str.maketrans({"\u00a0": " ", "\u202f": " ", "\r": " ", "\n": " ",
+                         "\ufffe": "-"})  # pdfium's mark for a hyphen a line broke after
 
 
 def normalise(text: str) -> str:

@@ -35,7 +35,16 @@ LOCALES: dict[str, tuple[str, str]] = {
     "en-GB": ("en", "British English"),
     "fr-FR": ("fr", "French"),
     "de-DE": ("de", "German"),
+    "en-AU": ("en", "Australian English"),
+    "en-CA": ("en", "Canadian English"),
+    "fr-CH": ("fr", "Swiss French"),
+    "de-AT": ("de", "Austrian German"),
+    "ja-JP": ("ja", "Japanese"),
+    "ar-SA": ("ar", "Arabic (Saudi Arabia)"),
 }
+#: the locales a catalogue writes for when none are given (the others fall back by
+#: language: an en-AU invoice reads en-GB/en-US text; ask for ja-JP, ar-SA explicitly)
+DEFAULT_LOCALES = ("en-US", "en-GB", "fr-FR", "de-DE")
 PROMPT_VERSION = "catalogue-prompt/1"
 
 OPTION_KEYS = (
@@ -238,7 +247,7 @@ def parse_options(options: Mapping[str, Any]) -> CatalogueOptions:
         prices=_prices(options.get("prices")),
         kinds=_names("kinds", options.get("kinds") or list(KINDS), KINDS),
         lines=_names("lines", options.get("lines") or list(LINES), LINES),
-        locales=_names("locales", options.get("locales") or list(LOCALES), LOCALES),
+        locales=_names("locales", options.get("locales") or list(DEFAULT_LOCALES), LOCALES),
         variants=_int("variants", options.get("variants"), 3, 1, 1000),
         quarantine_after=_int("quarantine_after", options.get("quarantine_after"), 5, 1, 1000),
         max_models_per_item=_int("max_models_per_item", options.get("max_models_per_item"),

@@ -64,7 +64,7 @@ class FieldPrinter:
         classes = f"f {cls}".strip()
         return Markup(
             f'<span class="{classes}" data-field="{escape(field.name)}"{line} '
-            f'data-occ="{occurrence}">{escape(field.text)}</span>'
+            f'data-occ="{occurrence}" dir="auto">{escape(field.text)}</span>'
         )
 
 

@@ -137,3 +137,12 @@ def scan_pdf(clean: bytes, seed: int) -> tuple[bytes, ScanParams, list[tuple[flo
     finally:
         doc.close()
     return _image_pdf(pages), params, sizes
+
+
+def scan_page_params(params: ScanParams) -> dict[str, object]:
+    """The ``pages`` table's parameter columns for a scanned page."""
+    return {"dpi": DPI, "angle": params.angle, "shift_x": params.shift[0],
+            "shift_y": params.shift[1], "blur": params.blur, "noise": params.noise,
+            "jpeg_quality": params.quality, "contrast": params.contrast, "bits": 8,
+            "perspective": None, "lighting": None, "background": None, "threshold": None,
+            "streaks": None, "annotations": None}

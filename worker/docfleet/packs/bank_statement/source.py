@@ -70,9 +70,9 @@ class BankStatementSource:
         fake.seed_instance(rng.getrandbits(64))
         state = "NY" if locale == "en-US" else None
         bank = rng.choice(BANKS.get(lang, BANKS["en"]))
-        bank_address = tuple(fit(a, 40) for a in _address(fake, jur, state))
+        bank_address = tuple(fit(a, 40) for a in _address(fake, jur, state, rng))
         holder = fit(fake.name(), 36)
-        holder_address = tuple(fit(a, 40) for a in _address(fake, jur, state))
+        holder_address = tuple(fit(a, 40) for a in _address(fake, jur, state, rng))
         account = account_for(rng, locale)
         month = rng.randrange(MONTHS)
         start = dt.date(FIRST_MONTH.year + month // 12, month % 12 + 1, 1)

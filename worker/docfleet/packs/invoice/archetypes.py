@@ -46,6 +46,16 @@ ARCHETYPE_SPECS: dict[str, Archetype] = {
                          page_width=378),
     "boxed": Archetype("boxed", "invoice/boxed.html.j2", FORM, row_height=24,
                        first_top=440, next_top=150, bottom=150, totals_base=110, tax_row=22),
+    "modern": Archetype("modern", "invoice/modern.html.j2", SANS, row_height=27,
+                        first_top=430, next_top=160, bottom=125, totals_base=200, tax_row=24),
+    "ledger": Archetype("ledger", "invoice/ledger.html.j2", SERIF + MONO[:1], row_height=28,
+                        first_top=460, next_top=170, bottom=120, totals_base=200, tax_row=24),
+    "credit_note": Archetype("credit_note", "invoice/credit_note.html.j2", SERIF + SANS[:1],
+                             row_height=27, first_top=450, next_top=165, bottom=125,
+                             totals_base=180, tax_row=24),
+    "multi_currency": Archetype("multi_currency", "invoice/multi_currency.html.j2", SANS,
+                                row_height=27, first_top=430, next_top=160, bottom=125,
+                                totals_base=250, tax_row=24),
 }
 
 

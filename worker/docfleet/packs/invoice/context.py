@@ -95,7 +95,7 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
     spec = ARCHETYPE_SPECS[invoice.archetype]
     style = random.Random(invoice.style_seed)
     primary, secondary = style.choice(PALETTES)
-    font = style.choice(spec.fonts)
+    font = style.choice(jur.fonts or spec.fonts)
     long_dates = style.random() < 0.4
     width, height = page_size(invoice)
     lines = [_line(jur, item) for item in invoice.lines]
@@ -116,8 +116,33 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
     def date(day: dt.date) -> str:
         return jur.date(day, long=long_dates)
 
+    labels_fx = None
+    if invoice.fx_rate is not None and invoice.fx_currency and invoice.fx_total is not None:
+        rate = jur.number(invoice.fx_rate, -invoice.fx_rate.as_tuple().exponent)  # type: ignore[operator]
+        fx_total = f"{invoice.fx_currency}\u00a0{jur.number(invoice.fx_total, 2)}"
+        labels_fx = {
+            "rate": Field("fx_rate", f"1 {invoice.currency} = {rate} {invoice.fx_currency}",
+                          format(invoice.fx_rate, "f")),
+            "total": Field("fx_total", fx_total, format(invoice.fx_total, "f")),
+            "currency": invoice.fx_currency,
+        }
+
+    def text_field(name: str, text: str | None) -> Field | None:
+        return Field(name, text, text) if text else None
+
     return {
         "lang": jur.language,
+        "locale": jur.locale,
+        "dir": jur.direction,
+        "line_height": jur.line_height,
+        "document_type": invoice.document_type,
+        "original_invoice": text_field("original_invoice", invoice.original_invoice),
+        "reason": text_field("reason", invoice.reason),
+        "fx": labels_fx,
+        "seller_registration": text_field("seller_registration", invoice.seller_registration),
+        "tagline": text_field("tagline", invoice.tagline),
+        "note": text_field("note", invoice.note),
+        "payment_terms": text_field("payment_terms", invoice.terms),
         "title": invoice.invoice_number,
         "page_w": width,
         "page_h": height,
@@ -128,7 +153,7 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         "logo": logo_svg(style.getrandbits(32), primary, secondary),
         "L": labels,
         "tax_name": jur.tax_name,
-        "terms": labels["terms"].format(days=invoice.payment_days),
+        "terms": invoice.terms or labels["terms"].format(days=invoice.payment_days),
         "seller": _party(jur, "seller", invoice.seller),
         "buyer": _party(jur, "buyer", invoice.buyer),
         "invoice_number": Field("invoice_number", invoice.invoice_number,

@@ -7,10 +7,20 @@ from collections.abc import Callable
 from typing import Any
 
 from docfleet.packs.invoice.records import Invoice
+from docfleet.packs.invoice.schema import PAGES
 from docfleet.render.html import PrintedField
 from docfleet.render.layout import Box, Layout
 
 BoxMap = Callable[[int, Box], Box]
+QuadMap = Callable[[int, Box], tuple[float, ...]]
+
+
+def _quad(page: int, box: Box, quad: QuadMap | None) -> list[float]:
+    """The corners TL, TR, BR, BL of the measured ``box`` carried by ``quad``."""
+    if quad is not None:
+        return list(quad(page, box))
+    x0, y0, x1, y1 = box
+    return [x0, y0, x1, y0, x1, y1, x0, y1]
 
 
 def invoice_row(invoice: Invoice, pages: int | None, size_pt: tuple[float, float] | None
@@ -50,6 +60,13 @@ def invoice_row(invoice: Invoice, pages: int | None, size_pt: tuple[float, float
         "page_width": size_pt[0] if size_pt else None,
         "page_height": size_pt[1] if size_pt else None,
         "split": invoice.split,
+        "document_type": invoice.document_type,
+        "original_invoice": invoice.original_invoice,
+        "credit_reason": invoice.reason,
+        "fx_currency": invoice.fx_currency,
+        "fx_rate": invoice.fx_rate,
+        "fx_total": invoice.fx_total,
+        "seller_registration": invoice.seller_registration,
     }
 
 
@@ -75,7 +92,8 @@ def line_rows(invoice: Invoice, line_pages: dict[int, int] | None) -> list[dict[
 
 
 def field_rows(document: int, printed: list[PrintedField], layout: Layout | None,
-               carry: BoxMap | None = None) -> list[dict[str, Any]]:
+               carry: BoxMap | None = None, quad: QuadMap | None = None
+               ) -> list[dict[str, Any]]:
     """One row per printed occurrence. With a layout, each row gets its measured box
     (``carry`` maps it through the scan transform); a printed field the layout lacks, a
     measured field nobody printed, or a DOM text that differs raises ``ValueError``."""
@@ -88,7 +106,7 @@ def field_rows(document: int, printed: list[PrintedField], layout: Layout | None
                              f"{sorted(missing, key=str)[:5]}")
     rows = []
     for p in printed:
-        page = box = None
+        page = box = corners = None
         lines: list[dict[str, float]] | None = None
         if layout is not None:
             measured = boxes[p.key]
@@ -98,12 +116,14 @@ def field_rows(document: int, printed: list[PrintedField], layout: Layout | None
             page = measured.page
             box = carry(page, measured.box) if carry else measured.box
             lines = _line_boxes(page, measured.lines or (measured.box,), carry)
+            corners = _quad(page, measured.box, quad)
         rows.append({
             "document": document, "field": p.name, "line": p.line, "occurrence": p.occurrence,
             "text": p.text, "value": p.value, "page": page,
             "x0": box[0] if box else None, "y0": box[1] if box else None,
             "x1": box[2] if box else None, "y1": box[3] if box else None,
             "line_boxes": lines,
+            "quad": corners,
         })
     return rows
 
@@ -117,8 +137,8 @@ def _line_boxes(page: int, boxes: tuple[Box, ...], carry: BoxMap | None
     return out
 
 
-def word_rows(document: int, layout: Layout, carry: BoxMap | None = None
-              ) -> list[dict[str, Any]]:
+def word_rows(document: int, layout: Layout, carry: BoxMap | None = None,
+              quad: QuadMap | None = None) -> list[dict[str, Any]]:
     rows = []
     counters: dict[int, int] = {}
     for w in layout.words:
@@ -130,6 +150,7 @@ def word_rows(document: int, layout: Layout, carry: BoxMap | None = None
             "x0": x0, "y0": y0, "x1": x1, "y1": y1,
             "field": w.field, "line": w.line, "occurrence": w.occurrence,
             "text_line": w.text_line, "label_id": w.label,
+            "quad": _quad(w.page, w.box, quad),
         })
     return rows
 
@@ -180,4 +201,19 @@ def cell_rows(document: int, layout: Layout, carry: BoxMap | None = None
                      "column_span": c.span, "header": c.header, "text": c.text,
                      "x0": x0, "y0": y0, "x1": x1, "y1": y1, "field": c.field,
                      "line": c.line})
+
+
+def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
+              params: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """One ``pages`` row per printed page: size in points, the condition and every
+    capture parameter applied to that page (``params[i]``; all null for clean)."""
+    rows = []
+    for i, (w, h) in enumerate(sizes):
+        row: dict[str, Any] = {"document": document, "page": i + 1, "width": w, "height": h,
+                               "condition": condition}
+        if params:
+            row.update(params[i])
+        for name in PAGES.names:
+            row.setdefault(name, None)
+        rows.append(row)
     return rows

@@ -19,7 +19,14 @@ MONTHS = {
            "septembre", "octobre", "novembre", "décembre"),
     "de": ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
            "September", "Oktober", "November", "Dezember"),
+    "de-AT": ("Jänner", "Februar", "März", "April", "Mai", "Juni", "Juli", "August",
+              "September", "Oktober", "November", "Dezember"),
+    "ar": ("يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر",
+           "أكتوبر", "نوفمبر", "ديسمبر"),
 }
+
+#: Arabic-Indic digits, as Saudi invoices print dates in their Arabic parts
+ARABIC_DIGITS = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -62,7 +69,51 @@ LABELS: dict[str, dict[str, str]] = {
         "terms": "Zahlbar innerhalb von {days} Tagen ab Rechnungsdatum.",
         "thanks": "Vielen Dank für Ihren Auftrag.", "on": "auf",
     },
+    "ja": {
+        "invoice": "請求書", "INVOICE": "請求書", "receipt": "請求書 兼 領収書",
+        "invoice_number": "請求書番号", "issue_date": "請求日", "due_date": "お支払期限",
+        "po_number": "注文番号", "bill_to": "請求先", "from": "発行元", "sku": "品番",
+        "description": "品名", "quantity": "数量", "unit": "単位", "unit_price": "単価",
+        "discount": "値引", "amount": "金額", "subtotal": "小計（税抜）",  # noqa: RUF001
+        "discount_total": "値引額（小計に含む）", "total": "ご請求金額（税込）",  # noqa: RUF001
+        "tax_id": "登録番号", "phone": "電話", "email": "メール", "bank": "お振込先",
+        "iban": "IBAN", "bic": "BIC", "account": "口座", "page": "ページ", "of": "/",
+        "continued": "続き", "terms": "請求日から{days}日以内にお支払いください。",
+        "thanks": "毎度ありがとうございます。", "on": "対象",
+        "credit_note": "返金伝票", "original_invoice": "元請求書番号",
+        "reason": "理由", "fx_rate": "換算レート", "fx_total": "換算合計",
+    },
+    "ar": {
+        "invoice": "فاتورة ضريبية Tax Invoice", "INVOICE": "فاتورة ضريبية TAX INVOICE",
+        "receipt": "فاتورة ضريبية مبسطة",
+        "invoice_number": "رقم الفاتورة No.", "issue_date": "التاريخ Date",
+        "due_date": "الاستحقاق Due", "po_number": "أمر الشراء",
+        "bill_to": "العميل Customer", "from": "المورد Supplier", "sku": "الرمز",
+        "description": "الوصف Description", "quantity": "الكمية", "unit": "الوحدة",
+        "unit_price": "السعر", "discount": "خصم", "amount": "المبلغ",
+        "subtotal": "المجموع Subtotal",
+        "discount_total": "الخصومات", "total": "الإجمالي Total",
+        "tax_id": "الرقم الضريبي", "phone": "هاتف", "email": "بريد",
+        "bank": "الحساب البنكي", "iban": "IBAN", "bic": "BIC", "account": "الحساب",
+        "page": "صفحة Page", "of": "/", "continued": "تابع",
+        "terms": "يستحق الدفع خلال {days} يوم من تاريخ الفاتورة.",
+        "thanks": "نشكر لكم تعاملكم معنا.", "on": "على",
+        "credit_note": "إشعار دائن Credit Note", "original_invoice": "الفاتورة الأصلية Ref.",
+        "reason": "السبب Reason", "fx_rate": "سعر الصرف Rate", "fx_total": "المعادل Equivalent",
+    },
 }
+LABELS["en"].update({
+    "credit_note": "Credit note", "original_invoice": "Original invoice", "reason": "Reason",
+    "fx_rate": "Exchange rate", "fx_total": "Equivalent",
+})
+LABELS["fr"].update({
+    "credit_note": "Avoir", "original_invoice": "Facture d'origine", "reason": "Motif",
+    "fx_rate": "Taux de change", "fx_total": "Contre-valeur",
+})
+LABELS["de"].update({
+    "credit_note": "Gutschrift", "original_invoice": "Ursprungsrechnung", "reason": "Grund",
+    "fx_rate": "Wechselkurs", "fx_total": "Gegenwert",
+})
 
 
 @dataclass(frozen=True)
@@ -83,14 +134,27 @@ class Jurisdiction:
     date_style: str  # numeric date pattern: mdy | dmy/ | dmy.
     page: tuple[int, int]  # page size in CSS px (96/in): Letter or A4
     tax_id_prefix: str
+    #: printed money: ``{n}`` is the number (default: symbol before/after by symbol_first)
+    pattern: str | None = None
+    places: int = 2  # the currency's minor unit: JPY has none
+    direction: str = "ltr"  # rtl: Arabic
+    #: CSS font stacks for the script (overrides the archetype's), from Debian fonts
+    fonts: tuple[str, ...] = ()
+    date_digits: str = "latin"  # arabic: dates in Arabic-Indic digits
+    months: str | None = None  # key of MONTHS when not the language (de-AT: Jänner)
+    #: CSS line height: CJK and Arabic fonts have taller glyph boxes than Latin ones
+    line_height: float = 1.3
 
     @property
     def labels(self) -> dict[str, str]:
         return LABELS[self.language]
 
     def money(self, amount: Decimal) -> str:
-        """``1234.5`` → ``$1,234.50`` / ``£1,234.50`` / ``1 234,50 €`` / ``1.234,50 €``."""
-        number = self.number(amount, 2)
+        """``1234.5`` → ``$1,234.50`` / ``£1,234.50`` / ``1 234,50 €`` / ``1.234,50 €`` /
+        ``¥1,235`` / ``CHF 1'234.50`` / ``1,234.50 ر.س``."""
+        number = self.number(amount, self.places)
+        if self.pattern:
+            return self.pattern.format(n=number)
         return f"{self.symbol}{number}" if self.symbol_first else f"{number}{NBSP}{self.symbol}"
 
     def number(self, value: Decimal, places: int) -> str:
@@ -105,13 +169,25 @@ class Jurisdiction:
     def percent(self, rate: Decimal) -> str:
         """``20`` → ``20%`` / ``20 %``; ``8.875`` → ``8.875%``; ``5.5`` → ``5,5 %``."""
         text = canonical(rate).replace(".", self.decimal)
-        return f"{text}%" if self.language == "en" else f"{text}{NBSP}%"
+        return f"{text}%" if self.language in ("en", "ja", "ar") else f"{text}{NBSP}%"
 
     def date(self, day: dt.date, long: bool = False) -> str:
         """A numeric date, or a long one with the month's name (``5 mars 2024``)."""
+        if self.language == "ja":
+            if long:
+                return f"{day.year}年{day.month}月{day.day}日"
+            return f"{day.year}/{day.month:02d}/{day.day:02d}"
+        if self.language == "ar":
+            if long:
+                text = f"{day.day} {MONTHS['ar'][day.month - 1]} {day.year}"
+            else:
+                text = f"{day.day:02d}/{day.month:02d}/{day.year}"
+            return text.translate(ARABIC_DIGITS) if self.date_digits == "arabic" else text
+        if self.date_style == "ymd-" and not long:
+            return day.isoformat()
         if long:
-            month = MONTHS[self.language][day.month - 1]
-            if self.locale == "en-US":
+            month = MONTHS[self.months or self.language][day.month - 1]
+            if self.locale in ("en-US", "en-CA"):
                 return f"{month} {day.day}, {day.year}"
             if self.language == "de":
                 return f"{day.day}. {month} {day.year}"
@@ -154,6 +230,39 @@ JURISDICTIONS: dict[str, Jurisdiction] = {
         "de-DE", "de_DE", "de", "EUR", "€", False, ".", ",", "USt.",
         {"standard": Decimal("19"), "reduced": Decimal("7"), "zero": Decimal("0")},
         "dmy.", A4, "DE",
+    ),
+    "de-AT": Jurisdiction(
+        "de-AT", "de_AT", "de", "EUR", "€", True, ".", ",", "USt.",
+        {"standard": Decimal("20"), "reduced": Decimal("10"), "zero": Decimal("0")},
+        "dmy.", A4, "ATU", pattern="€" + NBSP + "{n}", months="de-AT",
+    ),
+    "fr-CH": Jurisdiction(
+        "fr-CH", "fr_CH", "fr", "CHF", "CHF", True, "'", ".", "TVA",
+        {"standard": Decimal("8.1"), "reduced": Decimal("2.6"), "zero": Decimal("0")},
+        "dmy.", A4, "CHE", pattern="CHF" + NBSP + "{n}",
+    ),
+    "en-AU": Jurisdiction(
+        "en-AU", "en_AU", "en", "AUD", "$", True, ",", ".", "GST",
+        {"standard": Decimal("10"), "reduced": Decimal("10"), "zero": Decimal("0")},
+        "dmy/", A4, "ABN",
+    ),
+    "en-CA": Jurisdiction(
+        "en-CA", "en_CA", "en", "CAD", "$", True, ",", ".", "HST",
+        {"standard": Decimal("13"), "reduced": Decimal("13"), "zero": Decimal("0")},
+        "ymd-", LETTER, "BN",
+    ),
+    "ja-JP": Jurisdiction(
+        "ja-JP", "ja_JP", "ja", "JPY", "¥", True, ",", ".", "消費税",
+        {"standard": Decimal("10"), "reduced": Decimal("8"), "zero": Decimal("0")},
+        "ymd/", A4, "T", places=0, line_height=1.5,
+        fonts=("'Noto Sans CJK JP', sans-serif", "'Noto Serif CJK JP', serif"),
+    ),
+    "ar-SA": Jurisdiction(
+        "ar-SA", "ar_SA", "ar", "SAR", "SAR", True, ",", ".", "ضريبة VAT",
+        {"standard": Decimal("15"), "reduced": Decimal("15"), "zero": Decimal("0")},
+        "dmy/", A4, "VAT", pattern="{n}" + NBSP + "ر.س", direction="rtl",
+        fonts=("'DejaVu Sans', 'Noto Naskh Arabic', sans-serif",),
+        date_digits="arabic",
     ),
 }
 

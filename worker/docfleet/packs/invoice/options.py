@@ -5,8 +5,10 @@ option         value                                                       defau
 =============  ==========================================================  ===============
 format         ``pdf`` or ``html``                                         ``pdf``
 archetypes     mix: ``classic,receipt`` or ``classic:3,boxed:1`` or JSON   all, equal
-locales        mix of en-US, en-GB, fr-FR, de-DE                           all, equal
-conditions     mix of ``clean``, ``scan`` (scan needs format pdf)          ``clean:4,scan:1``
+locales        mix of en-US, en-GB, en-AU, en-CA, fr-FR, fr-CH, de-DE,     all, equal
+               de-AT, ja-JP, ar-SA
+conditions     mix of ``clean``, ``scan``, ``photo``, ``fax``,             ``clean:4,scan:1``
+               ``annotated`` (all but clean need format pdf)
 lines          line items per invoice ``MIN-MAX`` (1-200)                  mostly 1-10, some
                                                                            multi-page 14-45
 splits         ratios ``train:0.8,validation:0.1,test:0.1``                80/10/10
@@ -25,8 +27,11 @@ from docfleet.errors import ConfigError
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.splits import DEFAULT_SPLITS, parse_split_by, parse_splits
 
-ARCHETYPES = ("classic", "sidebar", "receipt", "boxed")
-CONDITIONS = ("clean", "scan")
+ARCHETYPES = ("classic", "sidebar", "receipt", "boxed", "modern", "ledger", "credit_note",
+              "multi_currency")
+CONDITIONS = ("clean", "scan", "photo", "fax", "annotated")
+#: conditions that rasterise the page (need the pdf format)
+RASTER_CONDITIONS = ("scan", "photo", "fax", "annotated")
 FORMATS = ("pdf", "html")
 MAX_LINES = 200
 
@@ -132,8 +137,9 @@ def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
                    tuple(JURISDICTIONS))
     default_conditions = "clean:4,scan:1" if fmt == "pdf" else "clean"
     conditions = _mix("conditions", options.get("conditions") or default_conditions, CONDITIONS)
-    if fmt == "html" and "scan" in conditions:
-        raise ConfigError("option conditions: scan needs format pdf",
+    raster = [c for c in conditions if c in RASTER_CONDITIONS]
+    if fmt == "html" and raster:
+        raise ConfigError(f"option conditions: {', '.join(raster)} needs format pdf",
                           "use --option conditions=clean with --option format=html")
     catalogue = str(options.get("catalogue") or "").strip() or None
     if catalogue:

@@ -17,7 +17,9 @@ Printed field names (``fields.field``): invoice_number, issue_date, due_date, po
 seller_{name,address,tax_id,phone,email,iban,bic,account}, buyer_{name,address,tax_id},
 per line (``line`` set): line_number, sku, description, quantity, unit, unit_price,
 discount_percent, line_tax_rate, net_amount; per tax row (``line`` = tax row, 1-based):
-tax_rate, tax_base, tax_amount; subtotal, discount_total, total.
+tax_rate, tax_base, tax_amount; subtotal, discount_total, total; where printed:
+original_invoice and reason (credit notes), fx_rate and fx_total (multi-currency),
+seller_registration (the French SIRET), tagline, payment_terms and note (catalogue text).
 """
 
 from __future__ import annotations
@@ -36,14 +38,17 @@ from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
 from docfleet.packs.invoice.golden import (
     BoxMap,
+    QuadMap,
     cell_rows,
     field_rows,
     invoice_row,
     label_rows,
     line_rows,
+    page_rows,
     text_line_rows,
     word_rows,
 )
+from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.schema import COLUMN_DOCS, TABLES, TOKENISATION
@@ -74,6 +79,8 @@ RESULT_TIMEOUT = 120.0
 #: documents per block (and at most per ``page.pdf`` call). Part of what a document's
 #: bytes depend on: changing it changes the PDFs (not the golden rows) of every run.
 BATCH = 8
+#: printed values an annotator highlights, ticks or circles
+MARKABLE = ("total", "due_date", "invoice_number", "tax_amount", "net_amount", "subtotal")
 
 
 @dataclass
@@ -184,6 +191,7 @@ class InvoiceSession:
                 "line_items": line_rows(invoice, None),
                 "fields": field_rows(invoice.document, printed, None),
                 **{t: [] for t in _LAYOUT_TABLES},
+                "pages": [],
             },
         )
 
@@ -206,24 +214,52 @@ class InvoiceSession:
             raise RenderError(f"document {invoice.document}: expected {item.pages} page(s), "
                               f"laid out and printed {layout.pages}")
         size = media_box(pdf)
-        carry = None
+        carry = quad = None
+        sizes = [size] * item.pages
+        page_params: list[dict[str, Any]] | None = None
         if invoice.condition == "scan":
-            from docfleet.render.scan import scan_pdf
+            from docfleet.render.scan import scan_page_params, scan_pdf
 
             pdf, params, sizes = scan_pdf(pdf, document_seed(run_id, invoice.document) ^ 0x5CA9)
             size = (round(sizes[0][0], 3), round(sizes[0][1], 3))
+            page_params = [scan_page_params(params)] * len(sizes)
 
             def carry(page: int, box: Box) -> Box:
                 w, h = sizes[page - 1]
                 return params.transform_box(box, w, h)
 
-        return self.pdf_document(item, pdf, layout, size, carry)
+            def quad(page: int, box: Box) -> tuple[float, ...]:
+                w, h = sizes[page - 1]
+                x0, y0, x1, y1 = box
+                return tuple(round(v, 3) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+                             for v in params.transform_point(x, y, w, h))
+        elif invoice.condition != "clean":  # photo, fax, annotated (render.capture)
+            from docfleet.render.capture import capture_pdf
+
+
+            targets: list[list[Box]] = [[] for _ in range(item.pages)]
+            for f in layout.fields:
+                if f.field in MARKABLE:
+                    targets[f.page - 1].append(f.box)
+            pdf, capture, page_params = capture_pdf(
+                pdf, invoice.condition, document_seed(run_id, invoice.document) ^ 0xCA97,
+                JURISDICTIONS[invoice.locale].language, targets)
+            sizes = capture.sizes
+            size = sizes[0]
+            carry, quad = capture.box, capture.quad
+
+        return self.pdf_document(item, pdf, layout, size, carry, quad=quad, sizes=sizes,
+                                 page_params=page_params)
 
     def pdf_document(self, item: _Pending, pdf: bytes, layout: Layout,
-                     size: tuple[float, float], carry: BoxMap | None) -> RenderedDocument:
+                     size: tuple[float, float], carry: BoxMap | None, *,
+                     quad: QuadMap | None = None, sizes: list[tuple[float, float]] | None = None,
+                     page_params: list[dict[str, Any]] | None = None) -> RenderedDocument:
         """The finished document: its final PDF, its layout, its first page's size in
-        points and the box carry of its condition (None when clean)."""
+        points, the box carry of its condition (None when clean), the corner carry
+        (``quad``), every page's size and the capture parameters applied per page."""
         invoice = item.invoice
+        sizes = sizes or [size] * item.pages
         _, height = self.page_size(invoice)
         spec = ARCHETYPE_SPECS[invoice.archetype]
         ranges = line_pages(invoice, spec, height)
@@ -235,12 +271,13 @@ class InvoiceSession:
             rows={
                 "invoices": [invoice_row(invoice, item.pages, size)],
                 "line_items": line_rows(invoice, on_page),
-                "fields": field_rows(invoice.document, item.printed, layout, carry),
-                "words": word_rows(invoice.document, layout, carry),
+                "fields": field_rows(invoice.document, item.printed, layout, carry, quad),
+                "words": word_rows(invoice.document, layout, carry, quad),
                 "lines": text_line_rows(invoice.document, layout, carry),
                 "labels": labels,
                 "links": links,
                 "cells": cell_rows(invoice.document, layout, carry),
+                "pages": page_rows(invoice.document, invoice.condition, sizes, page_params),
             },
         )
 

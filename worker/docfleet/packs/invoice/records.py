@@ -4,7 +4,8 @@ An :class:`Invoice` refuses to exist unless its money reconciles to the cent: ev
 net amount, the per-rate tax, the subtotal and the total are recomputed from the lines in
 ``__post_init__`` and a mismatch raises :class:`ReconciliationError`.
 
-Rules (cent rounding is ROUND_HALF_UP):
+Rules (rounding to the currency's minor unit — the cent, or the whole yen — is
+ROUND_HALF_UP):
 
 - ``gross = round(quantity x unit_price, 2)``; ``discount = round(gross x pct / 100, 2)``;
   ``net = gross - discount``;
@@ -25,8 +26,9 @@ class ReconciliationError(ValueError):
     """An invoice's amounts do not add up; it must never be rendered."""
 
 
-def cents(value: Decimal) -> Decimal:
-    return value.quantize(CENT, rounding=ROUND_HALF_UP)
+def cents(value: Decimal, places: int = 2) -> Decimal:
+    """``value`` rounded half-up to ``places`` decimals (the currency's minor unit)."""
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,19 @@ class Invoice:
     payment_days: int
     style_seed: int  # drives fonts, colours and the logo
     split: str = "train"  # train | validation | test (see docfleet.splits)
+    money_places: int = 2  # the currency's minor unit (0 for JPY)
+    document_type: str = "invoice"  # invoice | credit_note
+    original_invoice: str | None = None  # a credit note's corrected invoice
+    reason: str | None = None  # a credit note's printed reason
+    #: multi-currency invoice: the total converted at ``fx_rate`` (units of fx_currency
+    #: per unit of currency), ``fx_total = round(total x fx_rate, 2)``
+    fx_currency: str | None = None
+    fx_rate: Decimal | None = None
+    fx_total: Decimal | None = None
+    seller_registration: str | None = None  # French SIRET, printed next to the TVA number
+    tagline: str | None = None  # printed under the seller's name (catalogue)
+    terms: str | None = None  # payment terms sentence (catalogue); None = the locale's
+    note: str | None = None  # a note to the customer (catalogue)
 
     def __post_init__(self) -> None:
         reconcile(self)
@@ -107,23 +122,26 @@ class Invoice:
 def build_line(
     line: int, sku: str, description: str, pricing: str, quantity: Decimal,
     quantity_places: int, unit: str, unit_price: Decimal, price_places: int,
-    discount_percent: Decimal, tax_rate: Decimal,
+    discount_percent: Decimal, tax_rate: Decimal, places: int = 2,
 ) -> LineItem:
-    """A line whose discount and net amount follow the rules above."""
-    gross = cents(quantity * unit_price)
-    discount = cents(gross * discount_percent / 100)
+    """A line whose discount and net amount follow the rules above (amounts rounded to
+    ``places`` decimals)."""
+    gross = cents(quantity * unit_price, places)
+    discount = cents(gross * discount_percent / 100, places)
     return LineItem(line, sku, description, pricing, quantity, quantity_places, unit,
                     unit_price, price_places, discount_percent, discount, gross - discount,
                     tax_rate)
 
 
-def tax_lines(lines: tuple[LineItem, ...]) -> tuple[TaxLine, ...]:
-    """One tax line per distinct rate, ascending."""
+def tax_lines(lines: tuple[LineItem, ...], places: int = 2) -> tuple[TaxLine, ...]:
+    """One tax line per distinct rate, ascending (one rounding per rate, as Japan's
+    qualified invoices require)."""
     bases: dict[Decimal, Decimal] = {}
     for item in lines:
         bases[item.tax_rate] = bases.get(item.tax_rate, Decimal(0)) + item.net_amount
     return tuple(
-        TaxLine(rate, base, cents(base * rate / 100)) for rate, base in sorted(bases.items())
+        TaxLine(rate, base, cents(base * rate / 100, places))
+        for rate, base in sorted(bases.items())
     )
 
 
@@ -131,11 +149,12 @@ def reconcile(invoice: Invoice) -> None:
     """Recompute every amount from the lines; raise :class:`ReconciliationError` on any
     difference, on a non-cent amount, or on a negative one."""
     problems: list[str] = []
+    places = invoice.money_places
     if not invoice.lines:
         problems.append("no lines")
     for item in invoice.lines:
-        gross = item.gross_amount
-        if item.discount_amount != cents(gross * item.discount_percent / 100):
+        gross = cents(item.quantity * item.unit_price, places)
+        if item.discount_amount != cents(gross * item.discount_percent / 100, places):
             problems.append(f"line {item.line}: discount {item.discount_amount}")
         if item.net_amount != gross - item.discount_amount:
             problems.append(f"line {item.line}: net {item.net_amount} != {gross} - discount")
@@ -149,7 +168,7 @@ def reconcile(invoice: Invoice) -> None:
     discounts = sum((i.discount_amount for i in invoice.lines), Decimal(0))
     if invoice.discount_total != discounts:
         problems.append(f"discount_total {invoice.discount_total} != {discounts}")
-    if invoice.taxes != tax_lines(invoice.lines):
+    if invoice.taxes != tax_lines(invoice.lines, places):
         problems.append("tax lines do not match the lines' rates")
     tax_total = sum((t.amount for t in invoice.taxes), Decimal(0))
     if invoice.tax_total != tax_total:
@@ -159,8 +178,16 @@ def reconcile(invoice: Invoice) -> None:
     money = [invoice.subtotal, invoice.tax_total, invoice.total, invoice.discount_total]
     money += [t.amount for t in invoice.taxes] + [t.base for t in invoice.taxes]
     money += [i.net_amount for i in invoice.lines] + [i.discount_amount for i in invoice.lines]
-    if any(m != cents(m) for m in money):
-        problems.append("an amount is not cent-exact")
+    if any(m != cents(m, places) for m in money):
+        problems.append("an amount is not exact in the currency's minor unit")
+    if invoice.document_type == "credit_note" and not invoice.original_invoice:
+        problems.append("a credit note names no original invoice")
+    fx = (invoice.fx_currency, invoice.fx_rate, invoice.fx_total)
+    if any(v is not None for v in fx):
+        if invoice.fx_rate is None or invoice.fx_total is None or not invoice.fx_currency:
+            problems.append("a converted total needs currency, rate and amount")
+        elif invoice.fx_total != cents(invoice.total * invoice.fx_rate):
+            problems.append(f"fx_total {invoice.fx_total} != total x {invoice.fx_rate}")
     if invoice.due_date < invoice.issue_date:
         problems.append("due date before issue date")
     if problems:

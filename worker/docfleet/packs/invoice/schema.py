@@ -8,8 +8,11 @@ Export and scoring read these tables; names and column meanings stay stable. Con
   the **top-left** corner of the page and ``y`` growing downward: ``x0 < x1``,
   ``y0 < y1``. Page sizes are in ``invoices.page_width`` / ``page_height`` and equal
   the PDF MediaBox. For the
-  ``scan`` condition a box is the axis-aligned hull of the original box carried through
-  the scan's geometric transform. In the ``html`` format there is no page: ``page`` and
+  ``scan``, ``photo``, ``fax`` and ``annotated`` conditions a box is the axis-aligned
+  hull of the original box carried through the page's geometric transform, and ``quad``
+  holds the carried corners (TL, TR, BR, BL) — the exact quadrilateral for a photo; for
+  ``clean`` the quad is the box's own corners. Capture parameters are in ``pages``. In
+  the ``html`` format there is no page: ``page`` and
   the box columns are null and ``words`` is empty.
 - ``fields.text`` is the exact printed string; ``fields.value`` is its canonical form
   (money ``1234.50``, dates ``2024-03-31``, percentages ``20``, other text as printed).
@@ -94,6 +97,14 @@ INVOICES = pa.schema(
         pa.field("page_width", pa.float64()),  # points; null in html format
         pa.field("page_height", pa.float64()),
         pa.field("split", pa.string(), nullable=False),  # train | validation | test
+        pa.field("document_type", pa.string(), nullable=False),  # invoice | credit_note
+        pa.field("original_invoice", pa.string()),  # a credit note's corrected invoice
+        pa.field("credit_reason", pa.string()),  # a credit note's printed reason
+        #: multi-currency: the total converted into fx_currency at fx_rate (printed)
+        pa.field("fx_currency", pa.string()),
+        pa.field("fx_rate", pa.decimal128(18, 6)),
+        pa.field("fx_total", MONEY),
+        pa.field("seller_registration", pa.string()),  # fr-FR: SIRET
     ]
 )
 
@@ -127,6 +138,7 @@ FIELDS = pa.schema(
         pa.field("value", pa.string(), nullable=False),  # canonical form
         *_box(),
         pa.field("line_boxes", pa.list_(LINE_BOX)),  # one per printed line; null in html
+        pa.field("quad", pa.list_(pa.float64())),  # corners TL, TR, BR, BL: x, y x 4
     ]
 )
 
@@ -145,6 +157,7 @@ WORDS = pa.schema(
         pa.field("occurrence", pa.int32()),
         pa.field("text_line", pa.int32(), nullable=False),  # its row of ``lines``
         pa.field("label_id", pa.int32()),  # the printed label it belongs to, if any
+        pa.field("quad", pa.list_(pa.float64())),  # corners TL, TR, BR, BL: x, y x 4
     ]
 )
 
@@ -210,6 +223,44 @@ CELLS = pa.schema(
     ]
 )
 
+ANNOTATION = pa.struct([
+    #: stamp | signature | tick | circle | highlight
+    pa.field("kind", pa.string(), nullable=False),
+    pa.field("text", pa.string()),  # a stamp's text
+    pa.field("x0", pa.float64(), nullable=False),
+    pa.field("y0", pa.float64(), nullable=False),
+    pa.field("x1", pa.float64(), nullable=False),
+    pa.field("y1", pa.float64(), nullable=False),
+])
+
+#: one row per printed page: its size and every capture parameter actually applied
+#: (difficulty labels); a parameter the page's condition does not use is null
+PAGES = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("width", pa.float64(), nullable=False),  # points
+        pa.field("height", pa.float64(), nullable=False),
+        pa.field("condition", pa.string(), nullable=False),
+        pa.field("dpi", pa.int32()),  # raster resolution; null for clean
+        pa.field("angle", pa.float64()),  # rotation, degrees counter-clockwise
+        pa.field("shift_x", pa.float64()),  # points
+        pa.field("shift_y", pa.float64()),
+        pa.field("blur", pa.float64()),  # Gaussian radius, px
+        pa.field("noise", pa.int32()),  # +- grey levels
+        pa.field("jpeg_quality", pa.int32()),
+        pa.field("contrast", pa.float64()),  # 1.0 = unchanged
+        pa.field("bits", pa.int32()),  # 1 (fax), 8 (grey), 24 (colour)
+        #: photo: where the page corners TL, TR, BR, BL landed (points): x, y x 4
+        pa.field("perspective", pa.list_(pa.float64())),
+        pa.field("lighting", pa.float64()),  # photo: depth of the uneven light, 0-1
+        pa.field("background", pa.string()),  # photo: background colour
+        pa.field("threshold", pa.int32()),  # fax: 1-bit threshold (0-255)
+        pa.field("streaks", pa.int32()),  # fax: streak count
+        pa.field("annotations", pa.list_(ANNOTATION)),  # annotated: marks, boxes in points
+    ]
+)
+
 TABLES: dict[str, pa.Schema] = {
     "invoices": INVOICES,
     "line_items": LINE_ITEMS,
@@ -219,6 +270,7 @@ TABLES: dict[str, pa.Schema] = {
     "labels": LABELS,
     "links": LINKS,
     "cells": CELLS,
+    "pages": PAGES,
 }
 
 #: The tokenisation rule every ``words`` row follows (docs/schema.md, the dataset card).
@@ -241,7 +293,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "invoice_number": "the invoice number as printed",
         "archetype": "layout/template (classic, sidebar, receipt, boxed, …)",
         "locale": "BCP 47 locale: language, formats, currency, tax regime",
-        "condition": "capture condition: clean (vector PDF) or scan (image PDF)",
+        "condition": "capture condition: clean (vector PDF), scan, photo, fax or annotated (image PDF)",
         "format": "pdf or html",
         "file": "file name under documents/",
         "currency": "ISO 4217 code",
@@ -265,6 +317,13 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "page_width": "page width in points = the PDF MediaBox; null in html",
         "page_height": "page height in points = the PDF MediaBox; null in html",
         "split": "train, validation or test (run options splits / split_by)",
+        "document_type": "invoice or credit_note",
+        "original_invoice": "a credit note's corrected invoice number; null otherwise",
+        "credit_reason": "a credit note's printed reason; null otherwise",
+        "fx_currency": "multi-currency invoice: the second currency (ISO 4217); else null",
+        "fx_rate": "units of fx_currency per unit of currency, as printed; else null",
+        "fx_total": "round(total x fx_rate, 2), as printed; else null",
+        "seller_registration": "a registration number printed beside the tax id (fr-FR: SIRET)",
     },
     "line_items": {
         "document": "document index", "line": "1-based printed row number",
@@ -288,6 +347,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "x0": "left, points from the page's left edge", "y0": "top, points from the top edge",
         "x1": "right, points", "y1": "bottom, points",
         "line_boxes": "one box per printed line of the value, top to bottom",
+        "quad": "the box's corners TL, TR, BR, BL carried through the capture (x, y x 4)",
     },
     "words": {
         "document": "document index", "page": "1-based page",
@@ -297,6 +357,7 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "line": "that field's line", "occurrence": "that field's occurrence",
         "text_line": "the word's row in lines (reading order on the page)",
         "label_id": "the printed label the word belongs to (labels.label_id), if any",
+        "quad": "the box's corners TL, TR, BR, BL carried through the capture (x, y x 4)",
     },
     "lines": {
         "document": "document index", "page": "1-based page",
@@ -329,5 +390,21 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "x0": "left, points", "y0": "top, points", "x1": "right, points",
         "y1": "bottom, points", "field": "the first field printed in the cell",
         "line": "the line item of the row (null in the header row)",
+    },
+    "pages": {
+        "document": "document index", "page": "1-based page",
+        "width": "page width in points (after capture)", "height": "page height in points",
+        "condition": "clean, scan, photo, fax or annotated",
+        "dpi": "raster resolution; null for clean",
+        "angle": "rotation applied, degrees counter-clockwise",
+        "shift_x": "horizontal shift applied, points", "shift_y": "vertical shift, points",
+        "blur": "Gaussian blur radius, px", "noise": "noise amplitude, +- grey levels",
+        "jpeg_quality": "JPEG quality of the raster", "contrast": "contrast factor, 1 = none",
+        "bits": "bits per pixel: 1 (fax), 8 (grey), 24 (colour)",
+        "perspective": "photo: where the page corners TL, TR, BR, BL landed (x, y x 4)",
+        "lighting": "photo: depth of the uneven lighting, 0-1",
+        "background": "photo: background colour around the page",
+        "threshold": "fax: the 1-bit threshold (0-255)", "streaks": "fax: streak count",
+        "annotations": "annotated: each mark's kind, text and box in points",
     },
 }

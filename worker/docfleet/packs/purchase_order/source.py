@@ -59,10 +59,10 @@ class PurchaseOrderSource:
         fake = _faker(jur.faker_locale)
         fake.seed_instance(rng.getrandbits(64))
         state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
-        buyer = _party(rng, fake, jur, seller=True, state=state)
-        supplier = _party(rng, fake, jur, seller=True,
+        buyer, _ = _party(rng, fake, jur, seller=True, state=state)
+        supplier, _ = _party(rng, fake, jur, seller=True,
                           state=rng.choice(sorted(US_STATE_RATES)) if state else None)
-        ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in _address(fake, jur, state)))
+        ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in _address(fake, jur, state, rng)))
         rates = dict(jur.rates)
         if state is not None:
             rates = {"standard": US_STATE_RATES[state], "reduced": Decimal(0),
@@ -79,7 +79,7 @@ class PurchaseOrderSource:
         for number in range(1, count + 1):
             product = pool[(number - 1) % len(pool)]
             quantity, qplaces = _quantity(rng, product)
-            price, pplaces = _unit_price(rng, product, quantity)
+            price, pplaces = _unit_price(rng, product, quantity, jur)
             if jur.currency == "JPY":
                 price, pplaces = (price * 150).quantize(Decimal(1)), 0
             requested = issue + dt.timedelta(days=lead + rng.choice((0, 0, 0, 7, 14)))

@@ -151,7 +151,7 @@ class ReceiptSource:
         fake = _faker(jur.faker_locale)
         fake.seed_instance(rng.getrandbits(64))
         state = "NY" if locale == "en-US" else None
-        party = _party(rng, fake, jur, seller=True, state=state)
+        party, _ = _party(rng, fake, jur, seller=True, state=state)
         store = Store(
             fit(party.name, int(cols / 1.35)),  # printed 1.3x larger
             tuple(fit(line, cols) for line in party.address),

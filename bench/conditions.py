@@ -1,0 +1,117 @@
+"""What each capture condition costs on top of the clean render: CPU seconds per page and
+bytes per page of ``scan``, ``photo``, ``fax`` and ``annotated``, and the ratio to a clean
+page's render.
+
+Clean PDFs are rendered once with the real Chromium (the same for every condition), then
+each condition captures all of them in this process (pypdfium2 + Pillow, no browser), so
+``time.process_time()`` of this process is exactly the condition's CPU. The clean row is
+the Chromium render, measured as the CPU of the browser's process tree (``/proc``) plus
+this process.
+
+    python bench/conditions.py              # 24 documents
+    python bench/conditions.py --docs 8     # a quick look
+
+Writes bench/results/conditions.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from docfleet.packs.invoice.options import parse_options
+from docfleet.packs.invoice.pack import InvoiceSession
+from docfleet.render.browser import Chromium
+from docfleet.render.capture import capture_pdf
+from docfleet.render.scan import scan_pdf
+from docfleet.settings import load_settings
+
+RESULTS = Path(__file__).parent / "results" / "conditions.json"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds (user + system, children reaped included) of ``pid`` and descendants."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if p != pid:
+            total += sum(int(v) for v in fields[11:15]) / TICKS
+        todo.extend(parents.get(p, []))
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=int, default=24)
+    args = parser.parse_args()
+    settings = load_settings()
+    chromium = Chromium(settings.chromium_path, 2)
+    session = InvoiceSession(parse_options({"conditions": "clean", "lines": "1-10"}),
+                             chromium.executable, 2, chromium=chromium)
+    try:
+        browser_before = _tree_cpu(os.getpid())
+        own_before, wall = time.process_time(), time.perf_counter()
+        docs = list(session.render("bench-conditions", range(args.docs)))
+        clean_wall = time.perf_counter() - wall
+        clean_cpu = time.process_time() - own_before + _tree_cpu(os.getpid()) - browser_before
+    finally:
+        session.close()
+        chromium.close()
+    pdfs = [next(iter(d.files.values())) for d in docs]
+    pages = sum(d.rows["invoices"][0]["page_count"] for d in docs)
+    rows = [{"condition": "clean", "cpu_s_per_page": clean_cpu / pages,
+             "wall_s_per_page": clean_wall / pages,
+             "kb_per_page": sum(map(len, pdfs)) / pages / 1024, "ratio_to_clean": 1.0}]
+    for condition in ("scan", "photo", "fax", "annotated"):
+        cpu, wall, size = time.process_time(), time.perf_counter(), 0
+        for k, pdf in enumerate(pdfs):
+            if condition == "scan":
+                out, _, _ = scan_pdf(pdf, k)
+            else:
+                out, _, _ = capture_pdf(pdf, condition, k, "en", [])
+            size += len(out)
+        spent = time.process_time() - cpu
+        rows.append({"condition": condition, "cpu_s_per_page": spent / pages,
+                     "wall_s_per_page": (time.perf_counter() - wall) / pages,
+                     "kb_per_page": size / pages / 1024,
+                     "ratio_to_clean": spent / pages / rows[0]["cpu_s_per_page"]})
+    table = Table(title=f"capture conditions, {args.docs} documents, {pages} pages")
+    for column in ("condition", "CPU s/page", "wall s/page", "KiB/page", "CPU vs clean"):
+        table.add_column(column, justify="right")
+    for r in rows:
+        table.add_row(r["condition"], f"{r['cpu_s_per_page']:.3f}",
+                      f"{r['wall_s_per_page']:.3f}", f"{r['kb_per_page']:.0f}",
+                      f"{r['ratio_to_clean']:.2f}x" if r["condition"] != "clean" else
+                      "(render)")
+    Console().print(table)
+    RESULTS.parent.mkdir(exist_ok=True)
+    RESULTS.write_text(json.dumps({
+        "measured_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "documents": args.docs, "pages": pages, "cpus": os.cpu_count(),
+        "note": "clean = Chromium render CPU (browser tree + this process); the others = "
+                "the capture step alone, on top of the clean render",
+        "rows": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,418 @@
+"""Harder capture conditions than ``scan``: ``photo``, ``fax`` and ``annotated``.
+
+Each rasterises a clean PDF (pypdfium2), degrades every page the way that capture would,
+and re-wraps the pages as an image-only PDF of the same page size (no text layer). All
+draws come from the document's seed, so a document captures to the same bytes every time.
+
+Geometry is one plane projective map (a 3x3 homography) per page, from the clean page's
+points to the captured page's points (top-left origin). Every golden box goes through the
+same map: :meth:`Capture.box` is the axis-aligned hull of the carried corners (clipped to
+the page) and :meth:`Capture.quad` the four carried corners themselves (TL, TR, BR, BL),
+which for a photo is the exact quadrilateral the text now occupies.
+
+- ``photo``: the page, scaled into the frame, rotated up to ±8°, its corners pulled into
+  a perspective quadrilateral, lit unevenly (a linear and a radial fall-off), on a
+  coloured, noisy background, slightly blurred, JPEG-compressed (colour).
+- ``fax``: 100-200 dpi, a small skew, thresholded to 1 bit, with horizontal streaks and
+  dropouts and speckle; stored losslessly (Flate, 1 bit per pixel).
+- ``annotated``: the page as printed (identity geometry, colour), with a rubber stamp
+  (PAID, RECEIVED, …), a handwritten tick and circle, a signature and a highlighter
+  stroke over a printed field; every annotation's kind, text and box is a parameter.
+
+:func:`capture_pdf` returns the PDF, the :class:`Capture` (geometry) and one parameter
+dict per page — exactly the columns of the invoice pack's ``pages`` table.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import random
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pypdfium2 as pdfium
+from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
+
+from docfleet.render.layout import Box
+
+Matrix = tuple[float, float, float, float, float, float, float, float, float]
+Quad = tuple[float, float, float, float, float, float, float, float]
+IDENTITY: Matrix = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+CONDITIONS = ("photo", "fax", "annotated")
+
+STAMPS: dict[str, tuple[str, ...]] = {
+    "en": ("PAID", "RECEIVED", "APPROVED", "COPY", "POSTED"),
+    "fr": ("PAYÉ", "REÇU", "VALIDÉ", "COPIE"),
+    "de": ("BEZAHLT", "EINGANG", "GEPRÜFT", "KOPIE"),
+    "ja": ("支払済", "受領", "検収済", "控"),
+    "ar": ("PAID", "RECEIVED", "COPY"),
+}
+FONTS = {
+    "latin": "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "ja": "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
+}
+
+
+class CaptureError(RuntimeError):
+    """A capture could not be made (a font or page the condition needs is missing)."""
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (n is 8: no numpy needed)."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        if abs(m[col][col]) < 1e-12:
+            raise CaptureError("degenerate page quadrilateral")
+        for r in range(n):
+            if r != col:
+                f = m[r][col] / m[col][col]
+                for c in range(col, n + 1):
+                    m[r][c] -= f * m[col][c]
+    return [m[i][n] / m[i][i] for i in range(n)]
+
+
+def homography(src: Sequence[tuple[float, float]], dst: Sequence[tuple[float, float]]
+               ) -> Matrix:
+    """The projective map taking the 4 points ``src`` to ``dst``."""
+    a: list[list[float]] = []
+    b: list[float] = []
+    for (x, y), (u, v) in zip(src, dst, strict=True):
+        a.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        b.append(u)
+        a.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        b.append(v)
+    h = _solve(a, b)
+    return (h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], 1.0)
+
+
+def apply(h: Matrix, x: float, y: float) -> tuple[float, float]:
+    w = h[6] * x + h[7] * y + h[8]
+    return (h[0] * x + h[1] * y + h[2]) / w, (h[3] * x + h[4] * y + h[5]) / w
+
+
+def _inverse_coeffs(h: Matrix, scale: float) -> tuple[float, ...]:
+    """PIL's PERSPECTIVE coefficients (output pixel → input pixel) for ``h`` in points,
+    both images at ``scale`` px per point."""
+    a, b, c, d, e, f, g, hh, i = h
+    # inverse of the 3x3 matrix (adjugate; the scale cancels)
+    inv = (e * i - f * hh, c * hh - b * i, b * f - c * e,
+           f * g - d * i, a * i - c * g, c * d - a * f,
+           d * hh - e * g, b * g - a * hh, a * e - b * d)
+    # conjugate with the px<->pt scaling: input_px = S * H^-1 * S^-1 * output_px
+    n = inv[8]
+    return (inv[0] / n, inv[1] / n, inv[2] * scale / n,
+            inv[3] / n, inv[4] / n, inv[5] * scale / n,
+            inv[6] / scale / n, inv[7] / scale / n)
+
+
+@dataclass
+class Capture:
+    """The geometry of one captured document: a homography per page (points → points)."""
+
+    matrices: list[Matrix]
+    sizes: list[tuple[float, float]]
+
+    def quad(self, page: int, box: Box) -> Quad:
+        """The corners TL, TR, BR, BL of ``box`` (page ``page``, 1-based) carried through."""
+        h = self.matrices[page - 1]
+        x0, y0, x1, y1 = box
+        pts = [apply(h, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+        return tuple(round(v, 3) for p in pts for v in p)  # type: ignore[return-value]
+
+    def box(self, page: int, box: Box) -> Box:
+        """The axis-aligned hull of the carried ``box``, clipped to the page."""
+        q = self.quad(page, box)
+        xs, ys = q[0::2], q[1::2]
+        w, h = self.sizes[page - 1]
+        return (round(max(0.0, min(xs)), 3), round(max(0.0, min(ys)), 3),
+                round(min(w, max(xs)), 3), round(min(h, max(ys)), 3))
+
+
+@dataclass
+class _Page:
+    data: bytes
+    px: tuple[int, int]
+    pt: tuple[float, float]
+    colour: str  # DeviceRGB | DeviceGray
+    bits: int
+    filter: str  # DCTDecode | FlateDecode
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def image_pdf(pages: Sequence[_Page]) -> bytes:
+    """A minimal PDF, one full-page image per page. No dates, no ids: same images, same
+    bytes."""
+    objects: list[bytes] = []
+    kids = []
+    for i, p in enumerate(pages):
+        page_id, content_id, image_id = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
+        kids.append(f"{page_id} 0 R")
+        w, h = p.pt
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w:.3f} {h:.3f}] "
+            f"/Resources << /XObject << /Im0 {image_id} 0 R >> >> "
+            f"/Contents {content_id} 0 R >>".encode())
+        draw = f"q {w:.3f} 0 0 {h:.3f} 0 0 cm /Im0 Do Q".encode()
+        objects.append(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
+        objects.append(
+            f"<< /Type /XObject /Subtype /Image /Width {p.px[0]} /Height {p.px[1]} "
+            f"/ColorSpace /{p.colour} /BitsPerComponent {p.bits} /Filter /{p.filter} "
+            f"/Length {len(p.data)} >>\nstream\n".encode() + p.data + b"\nendstream")
+    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
+    tree = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode()
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate([catalog, tree, *objects], start=1):
+        offsets.append(out.tell())
+        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n".encode())
+    for offset in offsets:
+        out.write(f"{offset:010d} 00000 n \n".encode())
+    out.write(f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+              "%%EOF\n".encode())
+    return out.getvalue()
+
+
+def _noise(size: tuple[int, int], rng: random.Random, amp: int) -> Image.Image:
+    w, h = size
+    noise = Image.frombytes("L", (w, h), rng.randbytes(w * h))
+    return noise.point(lambda v: 128 + (v - 128) * amp // 128)
+
+
+def _jpeg(image: Image.Image, quality: int) -> bytes:
+    buf = io.BytesIO()
+    image.save(buf, "JPEG", quality=quality, optimize=False, progressive=False)
+    return buf.getvalue()
+
+
+def _empty_params() -> dict[str, Any]:
+    return {"dpi": None, "angle": None, "shift_x": None, "shift_y": None, "blur": None,
+            "noise": None, "jpeg_quality": None, "contrast": None, "bits": None,
+            "perspective": None, "lighting": None, "background": None, "threshold": None,
+            "streaks": None, "annotations": None}
+
+
+# -- photo ---------------------------------------------------------------------------------
+
+def _photo(image: Image.Image, w: float, h: float, rng: random.Random, scale: float
+           ) -> tuple[Image.Image, Matrix, dict[str, Any]]:
+    angle = round(rng.uniform(-8, 8), 3)
+    fit = round(rng.uniform(0.80, 0.88), 3)
+    cx, cy = w / 2 + rng.uniform(-0.03, 0.03) * w, h / 2 + rng.uniform(-0.03, 0.03) * h
+    t = math.radians(angle)
+    jitter = 0.035
+    dst = []
+    for x, y in ((0, 0), (w, 0), (w, h), (0, h)):
+        dx, dy = (x - w / 2) * fit, (y - h / 2) * fit
+        rx = cx + dx * math.cos(t) + dy * math.sin(t)
+        ry = cy - dx * math.sin(t) + dy * math.cos(t)
+        dst.append((round(rx + rng.uniform(-jitter, jitter) * w, 2),
+                    round(ry + rng.uniform(-jitter, jitter) * h, 2)))
+    # keep every corner inside the frame
+    dst = [(min(max(x, 2.0), w - 2), min(max(y, 2.0), h - 2)) for x, y in dst]
+    matrix = homography([(0, 0), (w, 0), (w, h), (0, h)], dst)
+    size = image.size
+    coeffs = _inverse_coeffs(matrix, scale)
+    page = image.convert("RGB").transform(size, Image.Transform.PERSPECTIVE, coeffs,
+                                          Image.Resampling.BICUBIC, fillcolor=(0, 0, 0))
+    mask = Image.new("L", image.size, 255).transform(
+        size, Image.Transform.PERSPECTIVE, coeffs, Image.Resampling.BILINEAR, fillcolor=0)
+    bg_colour = rng.choice(((92, 64, 45), (60, 62, 70), (140, 120, 98), (35, 60, 48),
+                            (170, 165, 158)))
+    background = Image.new("RGB", size, bg_colour)
+    background = ImageChops.add(background, _noise(size, rng, 30).convert("RGB"), 1.0, -128)
+    photo = Image.composite(page, background, mask)
+    # uneven light: a linear fall-off across the frame times a radial vignette
+    lighting = round(rng.uniform(0.25, 0.45), 3)
+    direction = rng.uniform(0, 2 * math.pi)
+    gw, gh = 64, 64
+    grad = Image.new("L", (gw, gh))
+    px = grad.load()
+    assert px is not None
+    for j in range(gh):
+        for i in range(gw):
+            u, v = i / (gw - 1) - 0.5, j / (gh - 1) - 0.5
+            lin = 0.5 + (u * math.cos(direction) + v * math.sin(direction))
+            rad = 1 - 0.6 * (u * u + v * v) * 2
+            px[i, j] = max(0, min(255, round(255 * (1 - lighting * (1 - lin * rad)))))
+    light = grad.resize(size, Image.Resampling.BILINEAR).convert("RGB")
+    photo = ImageChops.multiply(photo, light)
+    tint = tuple(rng.randint(235, 255) for _ in range(3))
+    photo = ImageChops.multiply(photo, Image.new("RGB", size, tint))  # type: ignore[arg-type]
+    blur = round(rng.uniform(0.4, 1.2), 2)
+    photo = photo.filter(ImageFilter.GaussianBlur(blur))
+    noise = rng.randint(6, 16)
+    photo = ImageChops.add(photo, _noise(size, rng, noise).convert("RGB"), 1.0, -128)
+    params = {"angle": angle, "blur": blur, "noise": noise, "lighting": lighting,
+              "background": "#{:02x}{:02x}{:02x}".format(*bg_colour),
+              "perspective": [round(v, 3) for p in dst for v in p]}
+    return photo, matrix, params
+
+
+# -- fax -----------------------------------------------------------------------------------
+
+def _fax(image: Image.Image, w: float, h: float, rng: random.Random, scale: float
+         ) -> tuple[Image.Image, Matrix, dict[str, Any]]:
+    angle = round(rng.uniform(-1.0, 1.0), 3)
+    sx, sy = round(rng.uniform(-4, 4), 2), round(rng.uniform(-4, 4), 2)
+    t = math.radians(angle)
+    cx, cy = w / 2, h / 2
+    dst = []
+    for x, y in ((0, 0), (w, 0), (w, h), (0, h)):
+        dx, dy = x - cx, y - cy
+        dst.append((cx + dx * math.cos(t) + dy * math.sin(t) + sx,
+                    cy - dx * math.sin(t) + dy * math.cos(t) + sy))
+    matrix = homography([(0, 0), (w, 0), (w, h), (0, h)], dst)
+    grey = image.convert("L").transform(image.size, Image.Transform.PERSPECTIVE,
+                                        _inverse_coeffs(matrix, scale),
+                                        Image.Resampling.BILINEAR, fillcolor=255)
+    noise = rng.randint(8, 20)
+    grey = ImageChops.add(grey, _noise(grey.size, rng, noise), 1.0, -128)
+    threshold = rng.randint(175, 205)  # faint anti-aliased strokes survive, paper noise not
+    bw = grey.point(lambda v: 255 if v >= threshold else 0, mode="1")
+    draw = ImageDraw.Draw(bw)
+    streaks = rng.randint(2, 7)
+    for _ in range(streaks):
+        y = rng.randrange(bw.height)
+        thick = rng.randint(1, 3)
+        x0 = rng.randrange(bw.width // 2)
+        x1 = rng.randrange(bw.width // 2, bw.width)
+        draw.rectangle((x0, y, x1, y + thick - 1), fill=rng.choice((0, 255)))
+    params = {"angle": angle, "shift_x": sx, "shift_y": sy, "noise": noise,
+              "threshold": threshold, "streaks": streaks}
+    return bw, matrix, params
+
+
+# -- annotated ----------------------------------------------------------------------------
+
+def _font(language: str, size: int) -> ImageFont.FreeTypeFont:
+    path = FONTS["ja" if language == "ja" else "latin"]
+    try:
+        return ImageFont.truetype(path, size)
+    except OSError as exc:
+        raise CaptureError(f"annotated needs the font {path} (apt-get install "
+                           "fonts-dejavu-core fonts-noto-cjk)") from exc
+
+
+def _annotate(image: Image.Image, w: float, h: float, rng: random.Random, scale: float,
+              language: str, targets: Sequence[Box], first: bool
+              ) -> tuple[Image.Image, dict[str, Any]]:
+    page = image.convert("RGB")
+    overlay = Image.new("RGBA", page.size, (0, 0, 0, 0))
+    draw = ImageDraw.Draw(overlay)
+    notes: list[dict[str, Any]] = []
+
+    def note(kind: str, text: str | None, box: tuple[float, float, float, float]) -> None:
+        x0, y0, x1, y1 = (max(0.0, min(v / scale, lim)) for v, lim in
+                          zip(box, (w, h, w, h), strict=True))
+        notes.append({"kind": kind, "text": text, "x0": round(x0, 2), "y0": round(y0, 2),
+                      "x1": round(x1, 2), "y1": round(y1, 2)})
+
+    if targets:  # highlighter over a printed value, a tick beside another
+        x0, y0, x1, y1 = (v * scale for v in rng.choice(list(targets)))
+        pad = 2 * scale
+        draw.rectangle((x0 - pad, y0, x1 + pad, y1), fill=(255, 235, 0, 95))
+        note("highlight", None, (x0 - pad, y0, x1 + pad, y1))
+        _, ty0, tx1, ty1 = (v * scale for v in rng.choice(list(targets)))
+        s = (ty1 - ty0) * 1.2
+        bx = tx1 + 6 * scale
+        tick = [(bx, ty0 + s * 0.5), (bx + s * 0.35, ty0 + s * 0.9), (bx + s, ty0 - s * 0.3)]
+        ink = (20, 40, 150, 230)
+        draw.line(tick, fill=ink, width=max(2, round(scale * 1.2)), joint="curve")
+        note("tick", None, (bx, ty0 - s * 0.3, bx + s, ty0 + s * 0.9))
+        cx0, cy0, cx1, cy1 = (v * scale for v in rng.choice(list(targets)))
+        m = 5 * scale
+        draw.ellipse((cx0 - m, cy0 - m, cx1 + m, cy1 + m), outline=ink,
+                     width=max(2, round(scale)))
+        note("circle", None, (cx0 - m, cy0 - m, cx1 + m, cy1 + m))
+    if first:
+        text = rng.choice(STAMPS[language])
+        size = round(rng.uniform(22, 30) * scale)
+        font = _font(language, size)
+        left, top, right, bottom = font.getbbox(text)
+        tw, th = right - left + 2 * size // 2, bottom - top + size // 2
+        stamp = Image.new("RGBA", (tw, th), (0, 0, 0, 0))
+        sd = ImageDraw.Draw(stamp)
+        colour = rng.choice(((200, 30, 30), (30, 60, 170), (20, 120, 60)))
+        sd.rectangle((2, 2, tw - 3, th - 3), outline=(*colour, 200), width=max(3, size // 9))
+        sd.text((size // 2 - left, size // 4 - top), text, font=font, fill=(*colour, 200))
+        stamp = stamp.rotate(rng.uniform(-25, 25), expand=True,
+                             resample=Image.Resampling.BICUBIC)
+        sx = rng.randint(round(page.width * 0.45), max(round(page.width * 0.45) + 1,
+                                                        page.width - stamp.width - 10))
+        sy = rng.randint(round(page.height * 0.08), round(page.height * 0.55))
+        overlay.alpha_composite(stamp, (sx, sy))
+        note("stamp", text, (sx, sy, sx + stamp.width, sy + stamp.height))
+        # a signature: a smooth scribble in the lower part of the page
+        gx = rng.uniform(0.08, 0.45) * page.width
+        gy = rng.uniform(0.78, 0.86) * page.height
+        length = rng.uniform(0.18, 0.28) * page.width
+        amp = rng.uniform(6, 12) * scale
+        f1, f2, ph = rng.uniform(3, 6), rng.uniform(9, 15), rng.uniform(0, 6.28)
+        pts = [(gx + length * k / 120,
+                gy + amp * math.sin(f1 * 6.28 * k / 120 + ph) * math.cos(f2 * k / 120))
+               for k in range(121)]
+        draw.line(pts, fill=(15, 25, 110, 235), width=max(2, round(scale * 0.9)),
+                  joint="curve")
+        xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+        note("signature", None, (min(xs), min(ys), max(xs), max(ys)))
+    page = Image.alpha_composite(page.convert("RGBA"), overlay).convert("RGB")
+    return page, {"annotations": notes}
+
+
+def capture_pdf(clean: bytes, condition: str, seed: int, language: str = "en",
+                targets: Sequence[Sequence[Box]] = ()
+                ) -> tuple[bytes, Capture, list[dict[str, Any]]]:
+    """Capture ``clean`` (a PDF) under ``condition`` (photo | fax | annotated) with draws
+    from ``seed``. ``targets``: per page, boxes of printed values an annotator may mark.
+    Returns the image PDF, its geometry and one parameter dict per page (every key of
+    the ``pages`` table's parameter columns; null where the condition has none).
+    Deterministic; raises :class:`CaptureError` for an unknown condition."""
+    if condition not in CONDITIONS:
+        raise CaptureError(f"unknown capture condition {condition!r}")
+    rng = random.Random(seed)
+    dpi = rng.choice((100, 150, 200)) if condition == "fax" else 150
+    scale = dpi / 72
+    pages: list[_Page] = []
+    matrices: list[Matrix] = []
+    doc = pdfium.PdfDocument(clean)
+    try:
+        for i in range(len(doc)):
+            pg = doc[i]
+            w, h = pg.get_size()
+            image = pg.render(scale=scale, grayscale=condition == "fax").to_pil()
+            pg.close()
+            params = _empty_params()
+            params["dpi"] = dpi
+            if condition == "photo":
+                img, matrix, extra = _photo(image, w, h, rng, scale)
+                quality = rng.randint(70, 90)
+                data, colour, bits, filt = _jpeg(img, quality), "DeviceRGB", 8, "DCTDecode"
+                params.update(extra, jpeg_quality=quality, bits=24)
+            elif condition == "fax":
+                img, matrix, extra = _fax(image, w, h, rng, scale)
+                data = zlib.compress(img.tobytes(), 9)
+                colour, bits, filt = "DeviceGray", 1, "FlateDecode"
+                params.update(extra, bits=1)
+            else:
+                page_targets = targets[i] if i < len(targets) else ()
+                img, extra = _annotate(image, w, h, rng, scale, language, page_targets,
+                                       i == 0)
+                matrix = IDENTITY
+                quality = 92
+                data, colour, bits, filt = _jpeg(img, quality), "DeviceRGB", 8, "DCTDecode"
+                params.update(extra, jpeg_quality=quality, bits=24)
+            matrices.append(matrix)
+            pages.append(_Page(data, img.size, (w, h), colour, bits, filt, params))
+    finally:
+        doc.close()
+    capture = Capture(matrices, [p.pt for p in pages])
+    return image_pdf(pages), capture, [p.params for p in pages]
