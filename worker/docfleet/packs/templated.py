@@ -25,11 +25,20 @@ import pyarrow as pa
 
 from docfleet.errors import ConfigError
 from docfleet.packs.base import DocumentSource, RenderedDocument
-from docfleet.packs.invoice.golden import BoxMap, field_rows, word_rows
+from docfleet.packs.invoice.golden import (
+    BoxMap,
+    QuadMap,
+    cell_rows,
+    field_rows,
+    label_rows,
+    page_rows,
+    text_line_rows,
+    word_rows,
+)
 from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction
 from docfleet.packs.invoice.options import CONDITIONS, FORMATS, _lines, _mix
 from docfleet.packs.invoice.pack import InvoiceSession, _Pending
-from docfleet.packs.invoice.schema import FIELDS, WORDS
+from docfleet.packs.invoice.schema import CELLS, FIELDS, LABELS, LINES, LINKS, PAGES, WORDS
 from docfleet.render.html import Field, PrintedField, render_html
 from docfleet.render.layout import Layout
 
@@ -193,12 +202,14 @@ class TemplatedSession(InvoiceSession):
                        ) -> RenderedDocument:
         rows = self.steps.rows(invoice, None, None, None)
         rows["fields"] = field_rows(invoice.document, printed, None)
-        rows["words"] = []
+        rows.update({table: [] for table in _LAYOUT_TABLES})  # no page, no layout
         return RenderedDocument(index=invoice.document, files={invoice.file: html.encode()},
                                 rows=rows)
 
     def pdf_document(self, item: _Pending, pdf: bytes, layout: Layout,
-                     size: tuple[float, float], carry: BoxMap | None) -> RenderedDocument:
+                     size: tuple[float, float], carry: BoxMap | None, *,
+                     quad: QuadMap | None = None, sizes: list[tuple[float, float]] | None = None,
+                     page_params: list[dict[str, Any]] | None = None) -> RenderedDocument:
         record = item.invoice
         line_pages = None
         if self.steps.line_field:
@@ -209,9 +220,22 @@ class TemplatedSession(InvoiceSession):
         if box is not None:  # the size Chromium printed (it rounds the CSS page size)
             size = (float(box.group(1)), float(box.group(2)))
         rows = self.steps.rows(record, item.pages, size, line_pages)
-        rows["fields"] = field_rows(record.document, item.printed, layout, carry)
-        rows["words"] = word_rows(record.document, layout, carry)
+        labels, links = label_rows(record.document, layout, carry)
+        rows.update({
+            "fields": field_rows(record.document, item.printed, layout, carry, quad),
+            "words": word_rows(record.document, layout, carry, quad),
+            "lines": text_line_rows(record.document, layout, carry),
+            "labels": labels,
+            "links": links,
+            "cells": cell_rows(record.document, layout, carry),
+            "pages": page_rows(record.document, record.condition,
+                               sizes or [size] * item.pages, page_params),
+        })
         return RenderedDocument(index=record.document, files={record.file: pdf}, rows=rows)
+
+
+#: golden tables of the page layout: empty in the html format
+_LAYOUT_TABLES = ("words", "lines", "labels", "links", "cells", "pages")
 
 
 class StepsPack:
@@ -228,7 +252,8 @@ class StepsPack:
         return parse_pack_options(self.name, options, self.archetypes, self.max_lines)
 
     def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
-        return {**self.steps.tables, "fields": FIELDS, "words": WORDS}
+        return {**self.steps.tables, "fields": FIELDS, "words": WORDS, "lines": LINES,
+                "labels": LABELS, "links": LINKS, "cells": CELLS, "pages": PAGES}
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return self.parse(options).to_dict()

@@ -201,6 +201,7 @@ def cell_rows(document: int, layout: Layout, carry: BoxMap | None = None
                      "column_span": c.span, "header": c.header, "text": c.text,
                      "x0": x0, "y0": y0, "x1": x1, "y1": y1, "field": c.field,
                      "line": c.line})
+    return rows
 
 
 def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],

@@ -293,7 +293,8 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "invoice_number": "the invoice number as printed",
         "archetype": "layout/template (classic, sidebar, receipt, boxed, …)",
         "locale": "BCP 47 locale: language, formats, currency, tax regime",
-        "condition": "capture condition: clean (vector PDF), scan, photo, fax or annotated (image PDF)",
+        "condition": "capture condition: clean (vector PDF), scan, photo, fax or annotated "
+                     "(image PDF)",
         "format": "pdf or html",
         "file": "file name under documents/",
         "currency": "ISO 4217 code",
