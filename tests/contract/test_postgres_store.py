@@ -26,7 +26,7 @@ from docfleet.models import RunSpec
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.postgres import SCHEMA_VERSION, PostgresStateStore
-from fleet import cli
+from fleet import cli, start_fleet, wait_all, worker_env
 
 LEASE = 30.0
 
@@ -79,6 +79,20 @@ def test_the_password_never_appears_in_the_store_uri_spans_or_errors(
     assert len([line for line in result.stderr.splitlines() if line.strip()]) == 1
 
 
+def test_two_workers_drain_a_run_and_their_logs_never_show_the_password(
+    server: emulators.PostgresServer, schema: str, tmp_path: Path, run_id: str
+) -> None:
+    env = worker_env(server.uri(schema), f"file://{tmp_path / 'out'}", run_id, 12,
+                     unit_size=2, BENCH_DOC_MS=20, linger_seconds=5)
+    procs = start_fleet(env, 2, tmp_path / "logs")
+    assert wait_all(procs, 180) == [0, 0]
+    logs = [tmp_path / "logs" / f"task-{i}.log" for i in range(2)]
+    text = "".join(p.read_text() for p in logs)
+    assert "manifest.root" in text
+    assert emulators.PG_PASSWORD not in text
+    assert cli("verify", run_id, "--out", f"file://{tmp_path / 'out'}").returncode == 0
+
+
 def test_the_password_comes_from_pgpassword_or_pgpass(
     server: emulators.PostgresServer, schema: str, tmp_path: Path, run_id: str
 ) -> None:
@@ -96,6 +110,7 @@ def test_the_password_comes_from_pgpassword_or_pgpass(
     assert emulators.PG_PASSWORD not in by_env.stderr + by_file.stderr
 
 
+@pytest.mark.timing
 def test_libpq_parameters_pass_through_and_a_bad_one_fails_at_once(
     server: emulators.PostgresServer, schema: str
 ) -> None:
@@ -173,6 +188,7 @@ def test_leases_are_judged_by_the_database_clock_not_a_skewed_writer(
 
 
 # -- claims and connections ------------------------------------------------------------------
+@pytest.mark.timing
 def test_a_claim_skips_a_unit_locked_by_a_peer_instead_of_waiting(
     store: PostgresStateStore, server: emulators.PostgresServer, schema: str
 ) -> None:
@@ -207,6 +223,7 @@ def test_the_heartbeat_renews_on_its_own_connection(
     assert names.count("docfleet-main") >= 1 and names.count("docfleet-heartbeat") >= 1
 
 
+@pytest.mark.timing
 def test_an_idle_task_is_woken_by_notify_when_work_returns(
     store: PostgresStateStore, server: emulators.PostgresServer, schema: str
 ) -> None:
@@ -234,6 +251,7 @@ def test_an_idle_task_is_woken_by_notify_when_work_returns(
 
 
 # -- outages ---------------------------------------------------------------------------------
+@pytest.mark.timing
 def test_a_server_restart_is_ridden_out_and_the_data_survives() -> None:
     server = emulators.start_postgres()
     try:
