@@ -17,6 +17,8 @@ SQLite-only tests never starts one.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import shutil
 import signal
@@ -24,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -110,6 +113,8 @@ class Emulator:
                 self.argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**os.environ, **self.env},
             )
+        self._watchdog = _watch_group(self.proc.pid)
+        _LIVE.add(self)
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -144,6 +149,7 @@ class Emulator:
         self._signal(signal.SIGCONT)
 
     def stop(self) -> None:
+        _LIVE.discard(self)
         if self.proc is None:
             return
         self._signal(signal.SIGCONT)
@@ -153,11 +159,61 @@ class Emulator:
         except subprocess.TimeoutExpired:
             self._signal(signal.SIGKILL)
             self.proc.wait()
+        with contextlib.suppress(ProcessLookupError):  # the group's stragglers (java)
+            os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc = None
+        watchdog = getattr(self, "_watchdog", None)
+        if watchdog is not None and watchdog.poll() is None:
+            watchdog.kill()
+            watchdog.wait()
 
     def restart(self) -> None:
         self.stop()
         self.start()
+
+
+# -- no emulator outlives the test run -----------------------------------------------------
+#: A tiny process per emulator that SIGKILLs the emulator's process group as soon as the
+#: process that started it is gone, however it died (SIGKILL, OOM, a killed CI job): the
+#: emulators live in their own session (so freeze/thaw reach all their processes), so
+#: nothing else would ever stop them.
+_WATCHDOG = """
+import os, signal, sys, time
+parent, group = int(sys.argv[1]), int(sys.argv[2])
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while os.getppid() == parent:
+    time.sleep(0.5)
+try:
+    os.killpg(group, signal.SIGKILL)
+except ProcessLookupError:
+    pass
+"""
+_LIVE: set[Emulator] = set()
+
+
+def _watch_group(group: int) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", _WATCHDOG, str(os.getpid()), str(group)],
+                            start_new_session=True, stdin=subprocess.DEVNULL)
+
+
+def _stop_all(*_: object) -> None:
+    for emulator in list(_LIVE):
+        with contextlib.suppress(Exception):
+            emulator.stop()
+
+
+atexit.register(_stop_all)
+if threading.current_thread() is threading.main_thread():
+    _previous_term = signal.getsignal(signal.SIGTERM)
+
+    def _on_term(signum: int, frame: object) -> None:  # SIGTERM: stop them, then die
+        _stop_all()
+        signal.signal(signal.SIGTERM, _previous_term if callable(_previous_term)
+                      else signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    if _previous_term in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, _on_term)
 
 
 def start_firestore() -> Emulator:

@@ -96,6 +96,18 @@ class Stack:
     def files(self, run_id: str) -> RunFiles:
         return RunFiles(open_blob_store(self.out), run_id)
 
+    def other_state(self) -> str:
+        """A second, empty state store of the same backend (another SQLite file, another
+        Firestore prefix, another DynamoDB table) sharing this stack's output."""
+        tag = uuid.uuid4().hex[:10]
+        if self.backend == "sqlite":
+            return f"sqlite:///{self.root / f'other-{tag}.db'}"
+        import emulators
+
+        if self.backend == "firestore":
+            return emulators.firestore_uri(self.emulator, f"o{tag}-")
+        return emulators.make_dynamodb_table(self.emulator, f"other-{tag}")
+
 
 def new_run_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}"
@@ -113,6 +125,10 @@ class Result:
     recovered: int = 0
     lost: int = 0
     double: int = 0
+    #: times the run read as complete (status, status --wait, verify) when it was not
+    false_complete: int = 0
+    #: units left RUNNING (nobody will finish them) when every task had exited
+    stranded: int = 0
     recover_s: list[float] = field(default_factory=list)
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
@@ -127,6 +143,7 @@ class Result:
         """Raise AssertionError naming every violated invariant (for the tests)."""
         assert not self.problems, f"{self.scenario}/{self.backend}: " + "; ".join(self.problems)
         assert self.lost == 0 and self.double == 0, self
+        assert self.false_complete == 0 and self.stranded == 0, self
 
 
 # -- processes ---------------------------------------------------------------------------------
@@ -883,6 +900,319 @@ def blob_faults(stack: Stack, rng: random.Random) -> Result:
     return res
 
 
+# -- integrity (issue 12): no run reads as complete when it is not --------------------------
+def reads_complete(stack: Stack, run_id: str, state: str | None = None) -> list[str]:
+    """Every way a consumer could take the run as complete right now: ``status`` saying
+    COMPLETED, ``status --wait`` exiting 0, ``verify --state`` passing. Returns which did."""
+    import json
+
+    state = state or stack.state
+    hits = []
+    shown = cli("status", run_id, "--state", state, "--out", stack.out, "--json")
+    if shown.returncode == 0 and json.loads(shown.stdout)["state"] == RunState.COMPLETED.value:
+        hits.append("status")
+    if cli("status", run_id, "--state", state, "--out", stack.out, "--wait",
+           "--interval", "0.2", timeout=60).returncode == 0:
+        hits.append("status --wait")
+    if cli("verify", run_id, "--out", stack.out, "--state", state).returncode == 0:
+        hits.append("verify")
+    return hits
+
+
+def _false_complete(res: Result, stack: Stack, run_id: str, when: str,
+                    state: str | None = None) -> None:
+    hits = reads_complete(stack, run_id, state)
+    if hits:
+        res.false_complete += len(hits)
+        res.problems.append(f"{when}: the run read as complete by {hits}")
+
+
+def _stranded(res: Result, state: str, run_id: str) -> None:
+    store = open_state_store(state)
+    try:
+        running = [u.index for u in store.units(run_id) if u.state == UnitState.RUNNING]
+    finally:
+        store.close()
+    if running:
+        res.stranded += len(running)
+        res.problems.append(f"units stranded RUNNING after every task exited: {running}")
+
+
+def _file_digests(files: RunFiles) -> dict[str, bytes]:
+    return {k: files.blob.get(k) for k in files.blob.list(files.key(""))}
+
+
+def _resume(res: Result, stack: Stack, run_id: str, state: str | None = None,
+            expect: str | None = None) -> str:
+    resumed = cli("resume", run_id, "--state", state or stack.state, "--out", stack.out)
+    if resumed.returncode != 0 or (expect is not None and expect not in resumed.stdout):
+        res.problems.append(f"resume: exit {resumed.returncode}: {resumed.stdout.strip()} "
+                            f"{resumed.stderr.strip()[-300:]}")
+    return resumed.stdout
+
+
+def foreign_root(stack: Stack, rng: random.Random) -> Result:
+    """9. A root from another run: run A (total 10) completes; run B, the same run id and
+    output but another state store, total 40, finishes its units. B's finalize must refuse
+    A's root naming the conflict (exit 1), B must never read as complete, and ``resume``
+    replaces the root so B completes with all 40 documents."""
+    res = Result("9-foreign-root", stack.backend)
+    t0 = time.time()
+    run_id = new_run_id("foreign")
+    size = 5
+    logs = stack.root / run_id
+    env_a = stack.env(run_id, 10, unit_size=size, BENCH_DOC_MS=5)
+    if start_worker(env_a, logs / "a.log").wait(120) != 0:
+        res.problems.append("run A did not complete")
+    other = stack.other_state()
+    total_b = rng.choice([20, 40])
+    env_b = {**stack.env(run_id, total_b, unit_size=size, BENCH_DOC_MS=5),
+             "DOCFLEET_STATE": other}
+    code = start_worker(env_b, logs / "b.log").wait(120)
+    gap = named(events(logs / "b.log"), "manifest.gap")
+    if code != 1 or not gap or "refusing the root manifest" not in gap[0]["message"]:
+        res.problems.append(f"run B over A's root: exit {code}, gap events {gap[:1]}")
+    _false_complete(res, stack, run_id, "run B with run A's root", other)
+    t_resume = time.time()
+    _resume(res, stack, run_id, other, "removed the root manifest")
+    if start_worker(env_b, logs / "b2.log").wait(120) != 0:
+        res.problems.append("run B did not complete after resume")
+    res.recover_s.append(time.time() - t_resume)
+    res.units = total_b // size
+    a = audit(Stack(stack.backend, other, stack.out, stack.root, stack.emulator), run_id,
+              res.units, [logs / "b.log", logs / "b2.log"])
+    res.merge_audit(a)
+    if cli("verify", run_id, "--out", stack.out, "--state", other).returncode != 0:
+        res.problems.append("verify --state of run B failed after resume")
+    res.kills = 1
+    res.recovered = int(not res.problems)
+    res.seconds = time.time() - t0
+    return res
+
+
+def damage_before_root(stack: Stack, rng: random.Random) -> Result:
+    """10. Damage after DONE, before the root: the finalizer dies at ``root.before``; one
+    document is truncated (or deleted); the next worker must refuse to write the root
+    (exit 1, the unit named), the run must not read as complete, and ``resume`` + a
+    worker regenerate the same bytes."""
+    res = Result("10-damage-before-root", stack.backend)
+    t0 = time.time()
+    run_id = new_run_id("preroot")
+    units, size = 4, 3
+    env = stack.env(run_id, units * size, unit_size=size, BENCH_DOC_MS=5)
+    logs = stack.root / run_id
+    code = start_worker({**env, "DOCFLEET_FAULT_CRASH": "root.before@1"},
+                        logs / "crash.log").wait(120)
+    if code != 137:
+        res.problems.append(f"the root.before crash exited {code}")
+    files = stack.files(run_id)
+    before = _file_digests(files)
+    victim_doc = rng.randrange(units * size)
+    victim = victim_doc // size
+    keys = [k for k in files.blob.list(files.key("documents/")) if f"{victim_doc:06d}" in k]
+    how = rng.choice(["truncate", "delete"])
+    if how == "truncate":
+        files.blob.put(keys[0], files.blob.get(keys[0])[:-7])
+    else:
+        files.blob.delete(keys[0])
+    code = start_worker(env, logs / "refuse.log").wait(120)
+    gap = named(events(logs / "refuse.log"), "manifest.gap")
+    if code != 1 or not gap or f"unit {victim}:" not in gap[0]["message"]:
+        res.problems.append(f"finalize over a {how}d document: exit {code}, gap {gap[:1]}")
+    if files.exists(ROOT_KEY):
+        res.false_complete += 1
+        res.problems.append("a root manifest was written over a damaged document")
+    _false_complete(res, stack, run_id, f"a {how}d document before the root")
+    t_resume = time.time()
+    _resume(res, stack, run_id, expect="1 damaged unit(s) reopened")
+    if start_worker(env, logs / "after.log").wait(120) != 0:
+        res.problems.append("the worker after resume did not exit 0")
+    res.recover_s.append(time.time() - t_resume)
+    res.merge_audit(audit(stack, run_id, units, [logs / "after.log"]))
+    after = _file_digests(files)
+    changed = [k for k, v in before.items() if after.get(k) != v]
+    if changed:
+        res.problems.append(f"regenerated files differ from the originals: {changed[:3]}")
+    res.units, res.kills = units, 2
+    res.recovered = res.kills if not res.problems else 0
+    res.notes.update(damage=how, unit=victim)
+    res.seconds = time.time() - t0
+    return res
+
+
+DAMAGES = ("flip-shard", "truncate-doc", "delete-doc", "delete-part", "delete-root")
+
+
+def damage_after_completed(stack: Stack, rng: random.Random) -> Result:
+    """11. Damage after COMPLETED, then resume: a flipped shard byte, a truncated document,
+    a deleted document, a deleted part and/or a deleted root in a COMPLETED run. Until it
+    is repaired the run must not read as complete; one ``resume`` reopens every damaged
+    unit (and removes the root), and workers regenerate exactly the original bytes."""
+    res = Result("11-damage-after-completed", stack.backend)
+    t0 = time.time()
+    run_id = new_run_id("postroot")
+    units, size = 5, 3
+    env = stack.env(run_id, units * size, unit_size=size, BENCH_DOC_MS=5)
+    logs = stack.root / run_id
+    if start_worker(env, logs / "first.log").wait(120) != 0:
+        res.problems.append("the first run did not complete")
+    files = stack.files(run_id)
+    before = _file_digests(files)
+    chosen = rng.sample(DAMAGES, rng.randint(1, len(DAMAGES)))
+    victims = rng.sample(range(units), len(chosen))
+    damaged_units = set()
+    for how, unit in zip(chosen, victims, strict=True):
+        doc = files.key(f"documents/{unit * size + rng.randrange(size):06d}")
+        doc = next(k for k in files.blob.list(doc))
+        if how == "flip-shard":
+            key = files.key(shard_key("items", unit))
+            data = bytearray(files.blob.get(key))
+            data[rng.randrange(len(data))] ^= 0xFF
+            files.blob.put(key, bytes(data))
+        elif how == "truncate-doc":
+            files.blob.put(doc, files.blob.get(doc)[:-5])
+        elif how == "delete-doc":
+            files.blob.delete(doc)
+        elif how == "delete-part":
+            files.blob.delete(files.key(f"manifest/unit-{unit:06d}.json"))
+        else:
+            files.blob.delete(files.key(ROOT_KEY))
+        if how != "delete-root":
+            damaged_units.add(unit)
+    if "delete-root" in chosen:  # without a root the run must not read as complete
+        _false_complete(res, stack, run_id, "the root deleted")
+    elif cli("verify", run_id, "--out", stack.out, "--state", stack.state).returncode == 0:
+        res.false_complete += 1
+        res.problems.append(f"verify passed a damaged run ({chosen})")
+    t_resume = time.time()
+    out = _resume(res, stack, run_id, expect=f"{len(damaged_units)} damaged unit(s) reopened")
+    if "COMPLETED → RUNNING" not in out:
+        res.problems.append(f"resume left the run COMPLETED: {out.strip()}")
+    code = start_worker(env, logs / "after.log").wait(120)
+    if code != 0:
+        res.problems.append(f"the worker after resume exited {code}")
+    res.recover_s.append(time.time() - t_resume)
+    res.merge_audit(audit(stack, run_id, units, [logs / "after.log"]))
+    after = _file_digests(files)
+    changed = [k for k, v in before.items() if after.get(k) != v]
+    if changed:
+        res.problems.append(f"regenerated files differ from the originals: {changed[:3]}")
+    res.units, res.kills = units, len(chosen)
+    res.recovered = res.kills if not res.problems else 0
+    res.notes.update(damage=chosen, units=sorted(damaged_units))
+    res.seconds = time.time() - t0
+    return res
+
+
+def environment_fault(stack: Stack, rng: random.Random) -> Result:
+    """12. An environment fault on one task: every output write of one of three tasks
+    fails (a full or read-only volume). It must release each unit without burning an
+    attempt, back off, and exit 4 after a bounded number of faults in a row; its healthy
+    peers complete every unit and no unit is FAILED."""
+    res = Result("12-environment-fault", stack.backend)
+    t0 = time.time()
+    run_id = new_run_id("envfault")
+    units = 9
+    env = stack.env(run_id, units * 3, unit_size=3, BENCH_DOC_MS=40, MAX_ATTEMPTS=2)
+    logs = stack.root / run_id
+    sup = Supervisor(stack, env, logs, 3, max_restarts=0)
+    bad = rng.randrange(3)
+    what = rng.choice(["documents/", "golden/", "manifest/unit-"])
+    for slot in range(3):
+        sup.start(slot, {"DOCFLEET_FAULT_BLOB_PUT": f"fail:{what}"} if slot == bad else None)
+    codes = sup.wait(240)
+    # the faulty task exits 4 once it met MAX_ENVIRONMENT_FAULTS in a row, or 0 if its
+    # peers drained the pool first
+    if codes[bad] not in (0, 4) or any(c != 0 for i, c in enumerate(codes) if i != bad):
+        res.problems.append(f"exit codes {codes} (task {bad} is the faulty one)")
+    a = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(a)
+    released = named(events(sup.tasks[bad].log), "unit.environment")
+    if not released:
+        res.problems.append("the faulty task released no unit")
+    burnt = named(events(sup.tasks[bad].log), "unit.fail")
+    if burnt:
+        res.problems.append(f"the faulty task burnt {len(burnt)} attempt(s)")
+    tmp = [p for p in (stack.root / "out").rglob("*.tmp")] if stack.out.startswith("file:") \
+        else []
+    if tmp:
+        res.problems.append(f".tmp files left behind: {tmp[:3]}")
+    _stranded(res, stack.state, run_id)
+    # alone, the faulty task gives up after a bounded number of faults, exit 4, and
+    # leaves every unit PENDING with no attempt burnt and the run not FAILED
+    run2 = new_run_id("envalone")
+    env2 = stack.env(run2, 4 * 3, unit_size=3, BENCH_DOC_MS=5)
+    alone = start_worker({**env2, "DOCFLEET_FAULT_BLOB_PUT": f"fail:{what}"},
+                         logs / "alone.log")
+    code = alone.wait(120)
+    store = open_state_store(stack.state)
+    try:
+        left = [(u.state.value, u.attempts) for u in store.units(run2)]
+        run2_state = store.get_run(run2).state.value  # type: ignore[union-attr]
+    finally:
+        store.close()
+    if code != 4 or any(x != ("PENDING", 0) for x in left) or run2_state == "FAILED":
+        res.problems.append(f"a lone faulty task: exit {code}, units {left}, run {run2_state}")
+    if start_worker(env2, logs / "healthy.log").wait(120) != 0:
+        res.problems.append("a healthy task did not complete the lone faulty task's run")
+    res.merge_audit(audit(stack, run2, 4, [logs / "alone.log", logs / "healthy.log"]))
+    res.units, res.kills = units + 4, len(released) + 1
+    res.recovered = res.kills if not res.problems else 0
+    res.notes.update(faulty_task=bad, target=what)
+    res.seconds = time.time() - t0
+    return res
+
+
+def fast_clock(stack: Stack, rng: random.Random) -> Result:
+    """13. A fast clock and a SIGKILL: a task whose clock is +3600 s claims a unit and is
+    SIGKILLed; an honest peer must reclaim it (it watches the lease go unrenewed by its own
+    clock) and complete the run, stranding nothing. Then a task at +60 s (20 leases) works
+    alongside honest peers with the default attempts: it must not steal their leases and
+    no unit may fail."""
+    res = Result("13-fast-clock-sigkill", stack.backend)
+    t0 = time.time()
+    run_id = new_run_id("fastclk")
+    units = 4
+    env = stack.env(run_id, units * 4, unit_size=4, BENCH_DOC_MS=150)
+    logs = stack.root / run_id
+    skewed = start_worker({**env, "DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": "3600"},
+                          logs / "fast.log")
+    held = wait_event(logs / "fast.log", "unit.claim", 60)
+    skewed.send_signal(signal.SIGKILL)
+    skewed.wait(10)
+    killed = time.time()
+    peer = start_worker(env, logs / "peer.log")
+    code = peer.wait(180)
+    if code != 0:
+        res.problems.append(f"the honest peer exited {code}")
+    again = [c for c in read_claims([logs / "peer.log"])[0].get(held["unit"], [])]
+    if again:
+        res.recover_s.append(max(0.0, again[0].at - killed))
+    _stranded(res, stack.state, run_id)
+    res.merge_audit(audit(stack, run_id, units, [logs / "fast.log", logs / "peer.log"]))
+    # a live task at +60 s among honest peers, default max_attempts (3)
+    run2 = new_run_id("skew60")
+    env2 = stack.env(run2, 8 * 4, unit_size=4, BENCH_DOC_MS=200)
+    logs2 = stack.root / run2
+    sup = Supervisor(stack, env2, logs2, 3, max_restarts=0)
+    sup.start(0)
+    sup.start(1)
+    wait_event(sup.tasks[0].log, "unit.claim", 60)
+    sup.start(2, {"DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": "60", "DOCFLEET_BENCH_DOC_MS": "20"})
+    codes = sup.wait(240)
+    if any(c != 0 for c in codes):
+        res.problems.append(f"+60 s run: exit codes {codes}")
+    a2 = audit(stack, run2, 8, [t.log for t in sup.tasks])
+    res.merge_audit(a2)
+    _stranded(res, stack.state, run2)
+    stolen = len(named(a2.evts, "lease.lost")) + len(named(a2.evts, "unit.fenced"))
+    res.units, res.kills = units + 8, 1
+    res.recovered = res.kills if not res.problems else 0
+    res.notes.update(skew_s=[3600, 60], stolen_at_60s=stolen)
+    res.seconds = time.time() - t0
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Stack, random.Random], Result]] = {
     "storm": storm,
     "kills": kills,
@@ -892,6 +1222,11 @@ SCENARIOS: dict[str, Callable[[Stack, random.Random], Result]] = {
     "outage": outage,
     "skew": skew,
     "blob": blob_faults,
+    "foreign-root": foreign_root,
+    "damage-before-root": damage_before_root,
+    "damage-after-completed": damage_after_completed,
+    "environment-fault": environment_fault,
+    "fast-clock": fast_clock,
 }
 
 

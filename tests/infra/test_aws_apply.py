@@ -20,7 +20,7 @@ from infra_tools import REPO, find_provider_mirror, terraform, terraform_env
 from docfleet.state.schemas import DYNAMODB_TABLE
 from needs import require
 
-ROOT = Path(__file__).resolve().parent / "aws_root"
+ROOT = REPO / "terraform" / "examples" / "aws-local"
 REGION = "us-east-1"
 
 
@@ -121,7 +121,7 @@ def test_aws_module_applies_and_a_fleet_runs_on_it(moto: object, tmp_path: Path)
     root.mkdir()
     module = (REPO / "terraform" / "modules" / "aws").as_posix()
     (root / "main.tf").write_text(
-        (ROOT / "main.tf").read_text().replace("../../../terraform/modules/aws", module))
+        (ROOT / "main.tf").read_text().replace("../../modules/aws", module))
     endpoint = moto.url  # type: ignore[attr-defined]
     name = f"df-{uuid.uuid4().hex[:8]}"
     tf_vars = ["-var", f"endpoint={endpoint}", "-var", f"name={name}"]
@@ -154,7 +154,8 @@ def test_aws_module_applies_and_a_fleet_runs_on_it(moto: object, tmp_path: Path)
             Bucket=outputs["bucket"], Prefix=f"{prefix}/{run_id}/manifest/unit-")
         assert listed["KeyCount"] == 6
         status = subprocess.run(
-            [sys.executable, "-m", "docfleet", "status", run_id, "--state", state, "--json"],
+            [sys.executable, "-m", "docfleet", "status", run_id, "--state", state,
+             "--out", job_env["DOCFLEET_OUT"], "--json"],
             capture_output=True, text=True, env={**os.environ, **env}, timeout=60)
         assert status.returncode == 0, status.stderr
         assert json.loads(status.stdout)["state"] == "COMPLETED"

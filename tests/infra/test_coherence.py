@@ -64,7 +64,7 @@ def test_job_env_names_are_settings(module_dir: Path) -> None:
 
 @pytest.mark.parametrize("env", ["dev", "prod"])
 def test_tfvars_settings_are_settings(env: str) -> None:
-    tfvars = load_hcl(TERRAFORM / "envs" / env / "terraform.tfvars")
+    tfvars = load_hcl(TERRAFORM / "env" / "config" / f"{env}.tfvars")
     settings = tfvars.get("settings", {})
     assert set(settings) <= _setting_names()
     Settings(**{k.removeprefix("DOCFLEET_").lower(): v for k, v in settings.items()})

@@ -99,7 +99,7 @@ def test_two_tasks_with_the_cloud_run_environment(image_venv: Path, tmp_path: Pa
     module = load_dir(TERRAFORM / "modules" / "gcp")
     local = {k: v for block in module["locals"] for k, v in block.items()}
     job_env = dict(re.findall(r"(DOCFLEET_[A-Z_]+)\s*=\s*\"([^\"$]*)\"", local["settings_env"]))
-    job_env.update(load_hcl(TERRAFORM / "envs" / "dev" / "terraform.tfvars")["settings"])
+    job_env.update(load_hcl(TERRAFORM / "env" / "config" / "dev.tfvars")["settings"])
     job_env.update(DOCFLEET_STATE=f"sqlite:///{tmp_path / 'state.db'}",
                    DOCFLEET_OUT=f"file://{tmp_path / 'out'}")
     base = _base_env(image_venv)

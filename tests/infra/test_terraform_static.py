@@ -15,7 +15,8 @@ from infra_tools import TERRAFORM, load_dir, load_hcl, tf_files, tool
 from needs import require
 
 MODULE_FILES = ("main.tf", "variables.tf", "outputs.tf", "versions.tf")
-FOLDERS = ["modules/aws", "modules/gcp", "envs/dev", "envs/prod"]
+FOLDERS = ["modules/aws", "modules/gcp", "env"]
+ENVIRONMENTS = ["dev", "prod"]
 
 
 @pytest.mark.parametrize("path", tf_files(), ids=lambda p: str(p.relative_to(TERRAFORM)))
@@ -40,26 +41,46 @@ def test_module_layout(folder: str) -> None:
             assert body.get("description"), f"{folder}: output {name} has no description"
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
-def test_environment_roots(env: str) -> None:
-    """Each environment: pinned versions, a partial remote backend with its own config,
-    tfvars for every required variable, and the outputs operators use."""
-    root = TERRAFORM / "envs" / env
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_environment_config(env: str) -> None:
+    """One root for every environment: pinned versions, a partial remote backend with a
+    config file per environment, tfvars per environment for every required variable, and
+    the outputs operators use."""
+    root = TERRAFORM / "env"
     versions = load_hcl(root / "versions.tf")["terraform"][0]
     google = versions["required_providers"][0]["google"]
     assert re.fullmatch(r"\d+\.\d+\.\d+", google["version"]), "pin the provider exactly"
     assert versions["required_version"]
     backend = load_hcl(root / "backend.tf")["terraform"][0]["backend"][0]
     assert "gcs" in backend
-    backend_cfg = (root / "backend.hcl").read_text()
+    backend_cfg = (root / "config" / f"{env}.backend.hcl").read_text()
     assert f'prefix = "docfleet/{env}"' in backend_cfg
     module = load_dir(root)
     outputs = {name for block in module["output"] for name in block}
     assert {"job_name", "bucket", "state_uri"} <= outputs
-    tfvars = load_hcl(root / "terraform.tfvars")
+    tfvars = load_hcl(root / "config" / f"{env}.tfvars")
+    assert tfvars["environment"] == env
     required = {name for block in module["variable"] for name, body in block.items()
                 if "default" not in body}
     assert required <= set(tfvars), f"{env}: tfvars lack {required - set(tfvars)}"
+
+
+def test_every_environment_has_both_config_files() -> None:
+    config = TERRAFORM / "env" / "config"
+    tfvars = {p.name.removesuffix(".tfvars") for p in config.glob("*.tfvars")}
+    backends = {p.name.removesuffix(".backend.hcl") for p in config.glob("*.backend.hcl")}
+    assert tfvars == backends == set(ENVIRONMENTS)
+
+
+@pytest.mark.parametrize("folder", ["modules/aws", "modules/gcp", "env", "examples/aws-local"])
+def test_every_root_and_module_has_a_readme(folder: str) -> None:
+    readme = TERRAFORM / folder / "README.md"
+    assert readme.is_file(), f"{folder} has no README.md"
+    module = load_dir(TERRAFORM / folder)
+    text = readme.read_text()
+    for block in module.get("variable", []):  # every input is documented in the README
+        for name in block:
+            assert f"`{name}`" in text, f"{folder}/README.md does not document `{name}`"
 
 
 def test_terraform_fmt() -> None:

@@ -75,8 +75,21 @@ def test_a_new_run_without_total_is_refused(tmp_path: Path) -> None:
 
 
 def test_status_of_an_unknown_run(tmp_path: Path) -> None:
+    from docfleet.state import open_state_store
+
+    open_state_store(f"sqlite:///{tmp_path}/s.db").close()
     result = cli("status", "ghost", "--state", f"sqlite:///{tmp_path}/s.db")
     assert_clean_error(result, "run 'ghost' does not exist")
+
+
+def test_read_only_commands_never_create_state(tmp_path: Path) -> None:
+    """status / verify --state / resume on a mistyped path: one line, nothing created."""
+    typo = tmp_path / "no" / "such" / "state.db"
+    for args in (["status", "r1"], ["verify", "r1", "--out", f"file://{tmp_path}/o"],
+                 ["resume", "r1"]):
+        result = cli(*args, "--state", f"sqlite:///{typo}")
+        assert_clean_error(result, "does not exist", "nothing was created")
+    assert not (tmp_path / "no").exists()
 
 
 def test_missing_extra_names_it(tmp_path: Path) -> None:

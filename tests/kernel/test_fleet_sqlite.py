@@ -112,7 +112,7 @@ def test_a_paused_stale_worker_is_fenced_and_its_peer_completes_the_unit(
 ) -> None:
     state, out = uris
     env = worker_env(state, out, run_id, 10, unit_size=10, BENCH_DOC_MS=150, LEASE_SECONDS=1.5,
-                     LINGER_SECONDS=0)
+                     LINGER_SECONDS=6)  # the peer reclaims once it saw a lease go unrenewed
     stale = start_worker(env, tmp_path / "stale.log")
     claim = wait_for_event(tmp_path / "stale.log", "unit.claim")
     stale.send_signal(signal.SIGSTOP)  # a paused VM: no heartbeat, the lease runs out

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 RUN_PATH = re.compile(r"^/v2/projects/([^/]+)/locations/([^/]+)/jobs/([^/:]+):run$")
+JOB_PATH = re.compile(r"^/v2/projects/([^/]+)/locations/([^/]+)/jobs/([^/:]+)$")
 
 
 class FakeCloudRun:
@@ -73,9 +74,20 @@ class FakeCloudRun:
                 self._reply(status, body)
 
             def do_GET(self) -> None:
-                self._reply(404, _error(404, "NOT_FOUND", f"no route {self.path}"))
+                self._reply(*fake.get_job(self.path))
 
         return Handler
+
+    def get_job(self, path: str) -> tuple[int, dict[str, Any]]:
+        """``GET /v2/projects/P/locations/R/jobs/J``: the job with its container env."""
+        match = JOB_PATH.match(path.split("?", 1)[0])
+        if not match or match.group(3) not in self.jobs:
+            return 404, _error(404, "NOT_FOUND", f"no job at {path}")
+        project, region, job = match.groups()
+        env = [{"name": k, "value": v} for k, v in sorted(self.jobs[job].items())]
+        return 200, {"name": f"projects/{project}/locations/{region}/jobs/{job}",
+                     "template": {"template": {"containers": [
+                         {"image": "docfleet", "env": env}]}}}
 
     def run_job(self, path: str, content_type: str, raw: bytes) -> tuple[int, dict[str, Any]]:
         match = RUN_PATH.match(path.split("?", 1)[0])

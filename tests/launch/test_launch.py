@@ -33,6 +33,7 @@ def _launch(fake: FakeCloudRun, tmp: Path, *args: str, timeout: float = 180,
                 DOCFLEET_CLOUD_RUN_PROJECT=PROJECT, DOCFLEET_CLOUD_RUN_REGION=REGION,
                 DOCFLEET_STATE=f"sqlite:///{tmp / 'state.db'}")
     base.update(env)
+    base = {k: v for k, v in base.items() if v != "" or k not in env}  # "" = unset
     return subprocess.run([sys.executable, "-m", "docfleet", "launch", *args], env=base,
                           cwd=tmp, capture_output=True, text=True, timeout=timeout)
 
@@ -118,3 +119,26 @@ def test_missing_gcp_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "google.cloud.run_v2", None)
     with pytest.raises(MissingExtraError, match=r"docfleet\[gcp\]"):
         launch.jobs_client()
+
+
+def test_launch_wait_without_state_follows_the_jobs_own_store(tmp_path: Path) -> None:
+    """No --state and no DOCFLEET_STATE: --wait reads the job's DOCFLEET_STATE (GetJob),
+    never a new local SQLite file."""
+    with FakeCloudRun({"docfleet": _job_env(tmp_path)}, tmp_path, start_tasks=True) as fake:
+        proc = _launch(fake, tmp_path, "--tasks", "2", "--run-id", "cr3", "--total", "10",
+                       "--unit-size", "5", "--wait", "--interval", "0.3",
+                       "--wait-timeout", "150", DOCFLEET_STATE="")
+        [t.wait(60) for t in fake.tasks]
+    assert proc.returncode == 0, f"{proc.stdout}\n{proc.stderr}"
+    assert f"following sqlite:///{tmp_path / 'state.db'} (the job's DOCFLEET_STATE)" \
+        in proc.stderr
+    assert "run cr3: COMPLETED" in proc.stderr
+    assert not (tmp_path / ".docfleet").exists()  # no local store was made up
+
+
+def test_launch_wait_refuses_a_job_without_a_state_setting(tmp_path: Path) -> None:
+    with FakeCloudRun({"docfleet": {}}, tmp_path) as fake:
+        proc = _launch(fake, tmp_path, "--tasks", "1", "--run-id", "r", "--wait",
+                       DOCFLEET_STATE="")
+    assert proc.returncode == 2
+    assert "sets no DOCFLEET_STATE to follow (pass --state URI" in proc.stderr

@@ -1,3 +1,22 @@
-"""docfleet: synthetic document datasets with exact ground truth, built by a leaderless fleet."""
+"""docfleet: synthetic document datasets with exact ground truth, built by a leaderless fleet.
+
+Python API (imported lazily, so ``import docfleet`` stays cheap)::
+
+    import docfleet
+    result = docfleet.generate("demo", total=200, tasks=2)
+    run = docfleet.open_run("demo")
+    run.table("invoices")  # a pyarrow.Table
+"""
+
+from __future__ import annotations
 
 __version__ = "0.1.0"
+__all__ = ["GenerateResult", "RunData", "generate", "open_run"]
+
+
+def __getattr__(name: str) -> object:
+    if name in __all__:
+        from docfleet import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'docfleet' has no attribute {name!r}")

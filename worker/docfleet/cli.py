@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from docfleet import clock, telemetry
 from docfleet.blob import open_blob_store
@@ -117,7 +118,7 @@ def work(**flags: Any) -> None:
     Example: DOCFLEET_RUN_ID=r1 DOCFLEET_TOTAL=1000 docfleet work
     """
     from docfleet.packs import load_pack
-    from docfleet.runspec import resolve_spec
+    from docfleet.runspec import check_ready, resolve_spec
     from docfleet.worker import Worker
 
     settings = _settings(**flags)
@@ -128,6 +129,7 @@ def work(**flags: Any) -> None:
     store = open_state_store(settings.state)
     blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, identity.count, log)
+    check_ready(spec, store)  # a setup error found here never plans the run
     worker = Worker(settings, spec, identity, store, blob, load_pack(spec.pack), log)
     worker.install_signal_handlers()
     log.info("task %d/%d (%s) starting on %s → %s", identity.index, identity.count,
@@ -140,42 +142,61 @@ def work(**flags: Any) -> None:
 
 @main.command()
 @run_options
-@click.option("--tasks", type=click.IntRange(min=1), default=2, show_default=True,
+@click.option("--tasks", type=click.IntRange(min=1, max=256), default=2, show_default=True,
               help="Worker processes to start on this machine.")
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None,
               help="Where each task's JSON log goes [default .docfleet/logs/RUN_ID].")
+@click.option("--dry-run", is_flag=True, help="Print the plan (units, documents, pages, "
+              "bytes, CPU time) and exit; writes no state and no outputs.")
 @friendly_errors
-def run(tasks: int, log_dir: Path | None, **flags: Any) -> None:
+def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     """Run a local fleet: TASKS `docfleet work` processes on this machine, with a live
     progress bar; exits with the fleet's code (1 if units failed).
 
     Example: docfleet run --run-id demo --total 200 --tasks 2
     """
     from docfleet.fleet import run_fleet
-    from docfleet.runspec import resolve_spec
+    from docfleet.fleetview import failed_unit_lines, failed_unit_rows
+    from docfleet.runspec import check_ready, resolve_spec
 
     settings = _settings(**flags)
     log = setup_logging("text", "WARNING")
+    if dry_run:
+        from docfleet.dryrun import dry_run_plan, plan_lines
+
+        plan = dry_run_plan(settings, tasks)
+        for line in plan_lines(plan):
+            click.echo(line)
+        return
     store = open_state_store(settings.state)
-    open_blob_store(settings.out)
+    blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, tasks, log)
     existing = store.get_run(spec.run_id)
     if existing is not None:  # refuse other parameters here, not in every task's log
         from docfleet.state.base import check_fingerprint
 
         check_fingerprint(existing, spec)
+    check_ready(spec, store)  # a setup error: said once, here, and nothing is planned
     console = Console(stderr=True)
     log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
+    started = time.monotonic()
     code = telemetry.run_root(
         "docfleet.fleet", lambda: run_fleet(settings, spec, store, tasks, log_dir, console),
         settings.trace, {"docfleet.run_id": spec.run_id, "docfleet.task.count": tasks})
     run_record = store.get_run(spec.run_id)
-    progress = store.progress(spec.run_id)
-    state = run_record.state.value if run_record else "?"
-    console.print(f"run {spec.run_id}: {state}, {progress[UnitState.DONE]}/{progress.total} "
-                  f"units done, {progress[UnitState.FAILED]} failed; logs in {log_dir}")
+    units = store.units(spec.run_id)
+    state = run_record.state.value if run_record else "not planned"
+    done = [u for u in units if u.state == UnitState.DONE]
+    failed = failed_unit_rows(units)
+    say = functools.partial(console.print, markup=False, highlight=False, soft_wrap=True)
+    say(f"run {spec.run_id}: {state}, {sum(u.count for u in done)}/{spec.total} docs, "
+        f"{len(done)}/{len(units)} units, {len(failed)} failed, "
+        f"{time.monotonic() - started:.1f}s")
+    for line in failed_unit_lines(failed, spec.run_id):
+        say(line)
     if run_record and run_record.state == RunState.COMPLETED:
-        console.print(f"output: {settings.out.rstrip('/')}/{spec.run_id}/manifest.json")
+        say(f"output: {RunFiles(blob, spec.run_id).uri('manifest.json')}")
+    say(f"logs: {log_dir}")
     sys.exit(code)
 
 
@@ -187,62 +208,146 @@ def _open_run(store: StateStore, run_id: str) -> Run:
     return run
 
 
-def _status(store: StateStore, run_id: str) -> dict[str, Any]:
+def _status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
+    from docfleet.fleetview import failed_unit_rows
+
     run = _open_run(store, run_id)
-    return {
+    units = store.units(run_id)
+    info = {
         "run_id": run_id,
         "state": run.state.value,
         "planned": run.planned,
         "total": run.spec.total,
         "unit_size": run.spec.unit_size,
         "units": store.progress(run_id).as_dict(),
+        "documents_done": sum(u.count for u in units if u.state == UnitState.DONE),
+        "failed_units": failed_unit_rows(units),
+        "created_at": run.created_at,
+        "updated_at": run.updated_at,
         "spend_nano_usd": store.total_spend(run_id),
     }
+    if run.state == RunState.COMPLETED:  # COMPLETED only with a valid root of this run
+        from docfleet.finalize import root_problems
+
+        problems = root_problems(store, RunFiles(open_blob_store(out), run_id), run)
+        if problems is None or problems:
+            info["state"] = INCOMPLETE
+            info["problem"] = (problems or [f"no root manifest at {out.rstrip('/')}/{run_id}/"
+                                            "manifest.json"])[0]
+    return info
+
+
+#: ``status`` of a run the store calls COMPLETED whose root is missing or not its own.
+INCOMPLETE = "INCOMPLETE"
+
+
+def _explain_incomplete(run_id: str, info: dict[str, Any]) -> None:
+    if "problem" in info:
+        click.echo(f"run {run_id} is not complete: {info['problem']} (run 'docfleet "
+                   f"resume {run_id}' to repair it)", err=True)
+
+
+def _status_view(info: dict[str, Any]) -> Any:
+    from rich.console import Group
+
+    from docfleet.fleetview import failed_unit_lines
+
+    table = Table(title=f"run {info['run_id']}: {info['state']}, "
+                        f"{info['documents_done']}/{info['total']} documents")
+    for s in UnitState:
+        table.add_column(s.value, justify="right")
+    table.add_row(*(str(info["units"][s.value]) for s in UnitState))
+    lines = failed_unit_lines(info["failed_units"], info["run_id"])
+    return Group(table, *(Text(line) for line in lines))
 
 
 @main.command()
 @click.argument("run_id")
 @state_option
+@out_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--wait", is_flag=True, help="Wait until the run is COMPLETED, FAILED or "
               "CANCELLED; exit 0 only if COMPLETED.")
-@click.option("--interval", type=float, default=2.0, show_default=True,
-              help="Seconds between polls with --wait.")
+@click.option("--watch", is_flag=True, help="Refresh the view every --interval seconds "
+              "until the run is COMPLETED, FAILED or CANCELLED (exit as --wait).")
+@click.option("--interval", type=click.FloatRange(min=0.1, max=3600), default=2.0,
+              show_default=True, help="Seconds between polls with --wait/--watch.")
 @friendly_errors
-def status(run_id: str, state: str | None, as_json: bool, wait: bool, interval: float) -> None:
-    """Show a run's state and its units by state.
+def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait: bool,
+           watch: bool, interval: float) -> None:
+    """Show a run's state, its units by state and its failed units with their errors. A
+    run is shown COMPLETED only when its root manifest (under --out) is there and is this
+    run's; otherwise INCOMPLETE.
 
     Example: docfleet status demo --json
     """
-    store = open_state_store(load_settings(state=state).state)
-    info = _status(store, run_id)
-    while wait and RunState(info["state"]) not in TERMINAL_STATES:
+    settings = load_settings(state=state, out=out)
+    store = open_state_store(settings.state, create=False)
+    info = _status(store, run_id, settings.out)
+    terminal = {s.value for s in TERMINAL_STATES} | {INCOMPLETE}
+    if watch and not as_json:
+        from rich.live import Live
+
+        console = Console()
+        if console.is_terminal:
+            with Live(_status_view(info), console=console, auto_refresh=False) as live:
+                while info["state"] not in terminal:
+                    time.sleep(interval)
+                    info = _status(store, run_id, settings.out)
+                    live.update(_status_view(info), refresh=True)
+        else:  # not a terminal: one plain line per change
+            from docfleet.fleetview import failed_unit_lines
+
+            last = ""
+            while True:
+                units = " ".join(f"{k}={v}" for k, v in info["units"].items())
+                line = (f"run {run_id}: {info['state']}, {info['documents_done']}/"
+                        f"{info['total']} documents; units {units}")
+                if line != last:
+                    click.echo(line)
+                    last = line
+                if info["state"] in terminal:
+                    break
+                time.sleep(interval)
+                info = _status(store, run_id, settings.out)
+            for text in failed_unit_lines(info["failed_units"], run_id):
+                click.echo(text)
+        _explain_incomplete(run_id, info)
+        sys.exit(0 if info["state"] == RunState.COMPLETED.value else 1)
+    while (wait or watch) and info["state"] not in terminal:
         time.sleep(interval)
-        info = _status(store, run_id)
+        info = _status(store, run_id, settings.out)
     if as_json:
         click.echo(json.dumps(info, sort_keys=True))
     else:
-        table = Table(title=f"run {run_id}: {info['state']}")
-        for s in UnitState:
-            table.add_column(s.value, justify="right")
-        table.add_row(*(str(info["units"][s.value]) for s in UnitState))
-        Console().print(table)
-    if wait and info["state"] != RunState.COMPLETED.value:
+        Console().print(_status_view(info))
+        _explain_incomplete(run_id, info)
+    if (wait or watch) and info["state"] != RunState.COMPLETED.value:
         sys.exit(1)
 
 
 @main.command()
 @click.argument("run_id")
 @out_option
+@click.option("--state", help="State store URI: also check the root is bound to the run "
+              "this store holds (fingerprint, totals, every part's sha256).")
 @friendly_errors
-def verify(run_id: str, out: str | None) -> None:
+def verify(run_id: str, out: str | None, state: str | None) -> None:
     """Re-hash a run's root manifest, parts, documents and shards; exit 0 only if the
-    root exists and everything matches.
+    root exists and everything matches (the checks finalize makes before writing it).
 
     Example: docfleet verify demo --out file://./out
     """
-    files = RunFiles(open_blob_store(load_settings(out=out).out), run_id)
-    problems = verify_run(files)
+    settings = load_settings(out=out, state=state)
+    files = RunFiles(open_blob_store(settings.out), run_id)
+    binding = None
+    if state is not None:
+        from docfleet.finalize import binding_of
+
+        store = open_state_store(settings.state, create=False)
+        run = _open_run(store, run_id)
+        binding = binding_of(run, store.units(run_id))
+    problems = verify_run(files, binding)
     for problem in problems:
         click.echo(f"MISMATCH {problem}", err=True)
     if problems:
@@ -252,7 +357,7 @@ def verify(run_id: str, out: str | None) -> None:
 
 
 def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
-    store = open_state_store(load_settings(state=state).state)
+    store = open_state_store(load_settings(state=state).state, create=False)
     run = _open_run(store, run_id)
     if store.set_run_state(run_id, target, clock.now(), expected=allowed):
         click.echo(f"run {run_id}: {run.state.value} → {target.value}")
@@ -291,56 +396,25 @@ def cancel(run_id: str, state: str | None) -> None:
 @out_option
 @friendly_errors
 def resume(run_id: str, state: str | None, out: str | None) -> None:
-    """Make a run workable again: failed units back to PENDING, expired leases
-    reclaimed, DONE units whose outputs are missing reopened; then start workers.
+    """Make a run workable again, COMPLETED runs included: expired leases reclaimed,
+    failed units reset, outputs verified, a root that no longer matches removed and
+    every damaged unit reopened; then start workers (they regenerate the same bytes).
 
     Example: docfleet resume demo && docfleet run --run-id demo --tasks 2
     """
-    from docfleet.finalize import find_gaps
+    from docfleet.repair import repair_run
 
     settings = load_settings(state=state, out=out)
-    store = open_state_store(settings.state)
-    run = _open_run(store, run_id)
-    now = clock.now()
-    reset = store.reset_failed_units(run_id, now)
-    reclaimed = store.reclaim_expired_units(run_id, run.spec.max_attempts, now)
-    files = RunFiles(open_blob_store(settings.out), run_id)
-    reopened = 0
-    dropped = _drop_corrupt_root(files)
-    if not files.exists("manifest.json"):
-        _, parts = find_gaps(store, files)
-        good = {unit for unit, _ in parts}
-        damaged = [u.index for u in store.units(run_id)
-                   if u.state == UnitState.DONE and u.index not in good]
-        if damaged:
-            reopened = store.reopen_units(run_id, damaged, "outputs missing at resume", now)
-    reopenable = [RunState.FAILED, RunState.PAUSED, RunState.CANCELLED]
-    if reopened or dropped:  # a COMPLETED run whose root is gone (or was corrupt)
-        reopenable.append(RunState.COMPLETED)
-    store.set_run_state(run_id, RunState.RUNNING, now, expected=reopenable)
-    if dropped:
-        click.echo(f"run {run_id}: removed a corrupt root manifest ({dropped}); a worker "
-                   "writes it again")
-    click.echo(f"run {run_id}: {reset} failed unit(s) reset, {reclaimed} expired lease(s) "
-               f"reclaimed, {reopened} damaged unit(s) reopened; start workers to finish it")
-
-
-def _drop_corrupt_root(files: RunFiles) -> str | None:
-    """Delete a root manifest that is not a valid manifest (truncated, corrupt), so that
-    a worker finalizes the run again; return why, or ``None`` (no root, or a valid one).
-    Roots are written whole (create-if-absent), so an unparsable one is damage, never a
-    write in progress."""
-    from docfleet.errors import BlobNotFoundError, ManifestGapError
-    from docfleet.manifest import ROOT_KEY, parse_json
-
-    try:
-        parse_json(files.get(ROOT_KEY), files.uri(ROOT_KEY))
-    except BlobNotFoundError:
-        return None
-    except ManifestGapError as exc:
-        files.blob.delete(files.key(ROOT_KEY))
-        return exc.message
-    return None
+    store = open_state_store(settings.state, create=False)
+    report = repair_run(store, RunFiles(open_blob_store(settings.out), run_id))
+    for line in report.damaged:
+        click.echo(f"damaged {line}", err=True)
+    if report.root_removed:
+        click.echo(f"run {run_id}: removed the root manifest ({report.root_removed}); a "
+                   "worker writes it again once every unit is intact")
+    click.echo(f"run {run_id}: {report.reclaimed} expired lease(s) reclaimed, {report.reset} "
+               f"failed unit(s) reset, {report.reopened} damaged unit(s) reopened; "
+               f"{report.state_before} → {report.state_after}; start workers to finish it")
 
 
 def _add_feature_commands() -> None:

@@ -52,5 +52,10 @@ class ManifestGapError(DocfleetError):
     exit_code = 1
 
 
+class RootConflictError(ManifestGapError):
+    """A root manifest at the run's key that is not this run's (another run's, or damaged):
+    never taken as done."""
+
+
 class BlobNotFoundError(DocfleetError):
     """A key that does not exist in a blob store."""

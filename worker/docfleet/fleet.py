@@ -13,10 +13,10 @@ from pathlib import Path
 from types import FrameType
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docfleet import telemetry
-from docfleet.models import RunSpec, UnitState
+from docfleet.fleetview import FleetDisplay, TaskWatch, snapshot
+from docfleet.models import RunSpec
 from docfleet.settings import Settings
 from docfleet.state.base import StateStore
 
@@ -81,29 +81,31 @@ def run_fleet(
                 proc.send_signal(signum)
 
     previous = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    watch = TaskWatch(console, [log_dir / f"task-{i}.log" for i in range(tasks)])
+    started = time.monotonic()
+
+    def poll(display: FleetDisplay) -> None:
+        codes = [p.poll() for p in procs]
+        watch.check(codes)
+        alive = sum(c is None for c in codes)
+        display.update(snapshot(store.units(spec.run_id), spec, alive,
+                                time.monotonic() - started))
+
     try:
-        with Progress(
-            TextColumn(f"[bold]{spec.run_id}[/]"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("units  {task.fields[detail]}"), TimeElapsedColumn(),
-            console=console, transient=False,
-        ) as bar:
-            task = bar.add_task("units", total=spec.unit_count, detail="")
+        with FleetDisplay(console, spec.run_id) as display:
             while any(p.poll() is None for p in procs):
-                _update(bar, task, store, spec, procs)
-                time.sleep(0.3)
-            _update(bar, task, store, spec, procs)
+                poll(display)
+                time.sleep(0.5)
+            watch.check([p.returncode for p in procs])
+            display.final(snapshot(store.units(spec.run_id), spec, 0,
+                                   time.monotonic() - started))
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
+    summary = watch.summary(tasks)
+    if summary:
+        console.print(summary, markup=False, highlight=False, soft_wrap=True)
     codes = [p.returncode for p in procs]
     if any(c == 1 for c in codes):
         return 1
     return next((c for c in codes if c != 0), 0)
-
-
-def _update(bar: Progress, task: int, store: StateStore, spec: RunSpec, procs: list) -> None:
-    progress = store.progress(spec.run_id)
-    alive = sum(p.poll() is None for p in procs)
-    detail = (f"running {progress[UnitState.RUNNING]}  failed {progress[UnitState.FAILED]}  "
-              f"tasks alive {alive}")
-    bar.update(task, completed=progress[UnitState.DONE], detail=detail)

@@ -92,6 +92,24 @@ def start_execution(client: Any, job: JobRef, tasks: int, env: Mapping[str, str]
     return name or operation.operation.name
 
 
+def job_env(client: Any, job: JobRef) -> dict[str, str]:
+    """The env the job's container is configured with (``GetJob``), e.g. the
+    ``DOCFLEET_STATE`` Terraform set: what ``launch --wait`` follows when no ``--state``
+    is given. Raises :class:`ConfigError` for a missing or unreadable job."""
+    from google.api_core import exceptions
+
+    try:
+        found = client.get_job(name=job.name)
+    except exceptions.NotFound:
+        raise ConfigError(f"Cloud Run job {job.name} does not exist",
+                          "check --job/--project/--region or terraform output job_name") from None
+    except exceptions.GoogleAPICallError as exc:
+        raise ConfigError(f"cannot read Cloud Run job {job.name}: {exc.message}",
+                          "pass --state (the job's DOCFLEET_STATE) to follow the run") from None
+    containers = list(found.template.template.containers)
+    return {e.name: e.value for c in containers[:1] for e in c.env}
+
+
 def follow_run(store: StateStore, run_id: str, interval: float = 5.0,
                timeout: float | None = None,
                report: Callable[[str], None] | None = None) -> RunState | None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
+from collections.abc import Callable
 
 from docfleet import clock, telemetry
 from docfleet.errors import DocfleetError
-from docfleet.models import Claim
+from docfleet.models import Claim, Unit
 from docfleet.state.base import StateStore
 
 
@@ -79,3 +81,40 @@ class LeaseKeeper:
         self.log.warning("lost the lease of unit %d: %s", self.claim.unit_index, why,
                          extra={"event": "lease.lost", "unit": self.claim.unit_index})
         self.lost.set()
+
+
+class LeaseWatch:
+    """Judge other tasks' leases by this process's own clock, never theirs.
+
+    A lease's stored ``lease_expires_at`` changes with every renewal, so it doubles as a
+    renewal counter. The watch remembers, per RUNNING unit, the lease it saw and when (on
+    this process's monotonic clock); a unit whose lease has stayed the same for longer
+    than ``lease_seconds`` of that clock is stale, whatever time its writer's clock
+    shows. No two machines' clocks are ever compared, so any clock *offset* is tolerated
+    (a task at +3600 s that dies is reclaimed one lease later; a task at -3600 s or +60 s
+    steals nothing); only clock *rate* matters, and the margin is the lease minus the
+    heartbeat (two missed renewals by default)."""
+
+    def __init__(self, lease_seconds: float,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.lease_seconds = lease_seconds
+        self._monotonic = monotonic
+        self._seen: dict[int, tuple[str | None, float | None, float]] = {}
+
+    def observe(self, running: list[Unit]) -> list[Unit]:
+        """Record ``running`` (from :meth:`StateStore.running_units`) and return the units
+        whose lease has not changed for over ``lease_seconds`` since first seen."""
+        now = self._monotonic()
+        seen: dict[int, tuple[str | None, float | None, float]] = {}
+        stale = []
+        for unit in running:
+            lease = (unit.lease_owner, unit.lease_expires_at)
+            before = self._seen.get(unit.index)
+            if before is None or before[:2] != lease:
+                seen[unit.index] = (*lease, now)
+                continue
+            seen[unit.index] = before
+            if now - before[2] > self.lease_seconds:
+                stale.append(unit)
+        self._seen = seen
+        return stale

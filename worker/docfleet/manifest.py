@@ -151,41 +151,140 @@ class RunFiles:
         return self.blob.exists(self.key(relative))
 
 
-def verify_part(files: RunFiles, unit: int, expected_sha: str | None) -> list[str]:
-    """Re-hash a part and every file it lists; return the differences (empty = ok)."""
+def hash_blob(files: RunFiles, relative: str) -> tuple[str, int]:
+    """The sha256 and size of one run file, streamed where the blob store can
+    (``sha256_of``) so a large file is never held whole. Raises :class:`BlobNotFoundError`."""
+    streaming = getattr(files.blob, "sha256_of", None)
+    if streaming is not None:
+        return streaming(files.key(relative))  # type: ignore[no-any-return]
+    data = files.get(relative)
+    return sha256(data), len(data)
+
+
+def expected_unit_range(parameters: dict[str, Any], unit: int) -> tuple[int, int] | None:
+    """``(start, count)`` of unit ``unit`` under a run's ``total``/``unit_size`` (``None``
+    when the parameters do not say)."""
+    total, size = parameters.get("total"), parameters.get("unit_size")
+    if not isinstance(total, int) or not isinstance(size, int) or size < 1:
+        return None
+    start = unit * size
+    return start, max(0, min(size, total - start))
+
+
+def check_part(
+    files: RunFiles, unit: int, expected_sha: str | None,
+    parameters: dict[str, Any] | None = None,
+) -> tuple[list[str], bytes | None]:
+    """Check one unit's outputs as the root manifest needs them: the part exists, matches
+    ``expected_sha`` (the sha256 the store recorded, or the root's entry), is a part of
+    this run and unit (and of ``parameters``' range when given), and every document and
+    shard it lists exists with the sha256 and size it records (each file hashed in turn,
+    streamed). Read-only. Returns ``(problems, part bytes or None)``; no problems = intact."""
     where = files.uri(part_key(unit))
     try:
         data = files.get(part_key(unit))
     except BlobNotFoundError:
-        return [f"unit {unit}: part {where} is missing"]
+        return [f"unit {unit}: part {where} is missing"], None
     if expected_sha is not None and sha256(data) != expected_sha:
-        return [f"unit {unit}: part {where} does not match its recorded sha256"]
+        return [f"unit {unit}: part {where} does not match its recorded sha256"], None
     try:
         part = parse_json(data, where)
     except ManifestGapError as exc:
-        return [f"unit {unit}: {exc.message}"]
+        return [f"unit {unit}: {exc.message}"], None
+    if part.get("run_id") != files.run_id or part.get("unit") != unit:
+        return [f"unit {unit}: part {where} belongs to run {part.get('run_id')!r} unit "
+                f"{part.get('unit')!r}"], None
+    if parameters is not None:
+        span = expected_unit_range(parameters, unit)
+        if span is not None and (part.get("start"), part.get("count")) != span:
+            return [f"unit {unit}: part {where} covers documents from {part.get('start')} "
+                    f"({part.get('count')}), the run expects {span[0]} ({span[1]})"], None
     problems = []
-    for entry in [*part["documents"], *part["shards"]]:
+    for entry in [*part.get("documents", []), *part.get("shards", [])]:
         try:
-            blob = files.get(entry["key"])
+            digest, size = hash_blob(files, entry["key"])
         except BlobNotFoundError:
             problems.append(f"unit {unit}: {files.uri(entry['key'])} is missing")
             continue
-        if sha256(blob) != entry["sha256"] or len(blob) != entry["bytes"]:
+        if digest != entry["sha256"] or size != entry["bytes"]:
             problems.append(f"unit {unit}: {files.uri(entry['key'])} does not match its sha256")
-    return problems
+    return problems, (None if problems else data)
 
 
-def verify_run(files: RunFiles) -> list[str]:
-    """Re-hash the root manifest, every part and every file; return the differences.
-    An empty list means the run is complete and intact."""
+def verify_part(files: RunFiles, unit: int, expected_sha: str | None) -> list[str]:
+    """Re-hash a part and every file it lists; return the differences (empty = ok)."""
+    return check_part(files, unit, expected_sha)[0]
+
+
+def read_root(files: RunFiles) -> tuple[dict[str, Any] | None, list[str]]:
+    """The parsed root manifest, or ``(None, [why])`` when it is missing or corrupt."""
     try:
-        root = parse_json(files.get(ROOT_KEY), files.uri(ROOT_KEY))
+        return parse_json(files.get(ROOT_KEY), files.uri(ROOT_KEY)), []
     except BlobNotFoundError:
-        return [f"no root manifest at {files.uri(ROOT_KEY)}: the run is not complete"]
+        return None, [f"no root manifest at {files.uri(ROOT_KEY)}: the run is not complete"]
     except ManifestGapError as exc:
-        return [exc.message]
-    problems: list[str] = []
+        return None, [exc.message]
+
+
+def root_shape_problems(root: dict[str, Any], run_id: str) -> list[str]:
+    """Check a root is whole on its own: of ``run_id``, its parts cover units 0 … N-1 of
+    its parameters exactly once (N = ceil(total / unit_size))."""
+    where = f"root manifest of run {run_id}"
+    if root.get("schema") != ROOT_SCHEMA or not isinstance(root.get("parts"), list):
+        return [f"{where} is not a docfleet root manifest"]
+    if root.get("run_id") != run_id:
+        return [f"{where} belongs to run {root.get('run_id')!r}"]
+    params = root.get("parameters") or {}
+    total, size = params.get("total"), params.get("unit_size")
+    units = sorted(e.get("unit") for e in root["parts"] if isinstance(e, dict))
+    if isinstance(total, int) and isinstance(size, int) and size > 0:
+        expected = -(-total // size)
+        if units != list(range(expected)) or root.get("units") != expected:
+            return [f"{where} lists {len(units)} part(s) for {expected} unit(s) "
+                    f"(total {total}, unit size {size})"]
+    return []
+
+
+def root_binding_problems(root: dict[str, Any], fingerprint: str, parameters: dict[str, Any],
+                          part_shas: dict[int, str | None]) -> list[str]:
+    """Check that ``root`` is the root of this run: its fingerprint, total, unit size and
+    unit count, and every part's sha256 equal to what the state store recorded
+    (``part_shas``: unit index → sha256). Empty = bound."""
+    problems = root_shape_problems(root, str(parameters.get("run_id")))
+    if problems:
+        return problems
+    rp = root.get("parameters") or {}
+    if root.get("fingerprint") != fingerprint:
+        diffs = [f"{k} {rp.get(k)!r} vs {parameters.get(k)!r}" for k in ("total", "unit_size",
+                 "pack", "options", "max_attempts") if rp.get(k) != parameters.get(k)]
+        return [f"the root manifest's fingerprint {root.get('fingerprint')} is not the run's "
+                f"{fingerprint}" + (f" ({', '.join(diffs)})" if diffs else "")]
+    entries = {e["unit"]: e.get("sha256") for e in root["parts"]}
+    if set(entries) != set(part_shas):
+        return [f"the root manifest lists {len(entries)} part(s), the run has "
+                f"{len(part_shas)} unit(s)"]
+    bad = [u for u in sorted(part_shas) if part_shas[u] != entries[u]]
+    if bad:
+        return [f"the root manifest's part sha256 of {len(bad)} unit(s) (first {bad[0]}) "
+                "differs from what the state store recorded"]
+    return []
+
+
+def verify_run(files: RunFiles, binding: tuple[str, dict[str, Any], dict[int, str | None]]
+               | None = None) -> list[str]:
+    """Re-hash the root manifest, every part and every file; return the differences.
+    ``binding`` (fingerprint, parameters, unit → part sha256 from the state store) also
+    checks the root belongs to that run. An empty list means the run is complete and
+    intact: the same checks finalize makes before it writes a root."""
+    root, problems = read_root(files)
+    if root is None:
+        return problems
+    problems = root_shape_problems(root, files.run_id)
+    if not problems and binding is not None:
+        problems = root_binding_problems(root, *binding)
+    if problems:
+        return problems
+    params = root.get("parameters") or {}
     for entry in root["parts"]:
-        problems.extend(verify_part(files, entry["unit"], entry["sha256"]))
+        problems.extend(check_part(files, entry["unit"], entry["sha256"], params)[0])
     return problems

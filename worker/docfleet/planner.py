@@ -4,18 +4,40 @@ run planned exactly once (DESIGN.md, contract point 4)."""
 from __future__ import annotations
 
 import logging
+import random
 import threading
 from collections.abc import Iterator
 
-from docfleet import clock, faults, telemetry
+from docfleet import clock, faults, pacing, telemetry
+from docfleet.errors import ConfigError
 from docfleet.models import Run, RunSpec, Unit
-from docfleet.state.base import StateStore
+from docfleet.state.base import CreateResult, StateStore, check_fingerprint
 
 #: Units per planned batch (one write each), between which the planner heartbeats.
 PLAN_BATCH = faults.PLAN_BATCH or 500
 #: Bounds of the automatic unit size.
 MIN_UNIT_SIZE, MAX_UNIT_SIZE = 1, 1000
 UNITS_PER_TASK = 3
+#: The most units one run may plan: planning writes every unit once (in PLAN_BATCH
+#: writes) and ``status`` / finalize read them all, so a larger run uses larger units.
+MAX_PLAN_UNITS = 1_000_000
+#: The most documents one run may hold: every document index and count must stay an
+#: exact integer in every store and in JSON (below 2**53).
+MAX_TOTAL = 10**15
+
+
+def check_plannable(spec: RunSpec) -> None:
+    """Refuse a run no store can plan, before anything is written (no marker is left).
+    Raises :class:`ConfigError` naming the limit and what to do."""
+    if spec.total > MAX_TOTAL:
+        raise ConfigError(f"--total {spec.total} is more documents than one run can hold "
+                          f"(at most {MAX_TOTAL:,})", "split it into several runs")
+    if spec.unit_count > MAX_PLAN_UNITS:
+        need = -(-spec.total // MAX_PLAN_UNITS)
+        raise ConfigError(
+            f"--total {spec.total} in units of {spec.unit_size} would plan {spec.unit_count:,} "
+            f"units; a run plans at most {MAX_PLAN_UNITS:,}",
+            f"pass --unit-size {need} or more, or split the run")
 
 
 def choose_unit_size(total: int, tasks: int) -> int:
@@ -32,7 +54,11 @@ def plan_units(spec: RunSpec) -> Iterator[Unit]:
         yield Unit(spec.run_id, index, start, min(spec.unit_size, spec.total - start))
 
 
-def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger) -> bool:
+def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger,
+                stop: threading.Event | None = None) -> bool:
+    """Write the units in batches, heartbeating between them. ``stop`` (SIGTERM) ends it
+    after the current batch and hands the plan over: its heartbeat is set to 0, so a peer
+    takes it over at once (units already written are kept: put_units is idempotent)."""
     batch: list[Unit] = []
     if faults.ARMED:
         faults.hit("plan.start")
@@ -43,6 +69,11 @@ def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Log
             if faults.ARMED:
                 faults.hit("plan.batch")
             batch = []
+            if stop is not None and stop.is_set():
+                store.touch_plan(spec.run_id, planner, 0.0)  # stale now: a peer takes over
+                log.warning("stopped planning run %s; a peer takes the plan over",
+                            spec.run_id, extra={"event": "plan.handover"})
+                return False
             if not store.touch_plan(spec.run_id, planner, clock.now()):
                 log.warning("lost the plan of run %s to another task", spec.run_id)
                 return False
@@ -62,18 +93,36 @@ def ensure_planned(
     poll_seconds: float,
     stop: threading.Event,
     log: logging.Logger,
+    tasks: int = 1,
+    task_index: int = 0,
 ) -> Run | None:
     """Race to plan ``spec``; return the planned run (``None`` if ``stop`` was set while
     waiting). One caller wins ``create_run`` and writes the units; a loser resumes at once
     if the run is already planned (``already planned; resuming``), otherwise waits for the
     plan to land, taking it over once the planner's heartbeat is older than
-    ``stale_seconds``. Raises :class:`RunConflictError` for other parameters."""
-    result = store.create_run(spec, planner, clock.now())
+    ``stale_seconds``. Raises :class:`RunConflictError` for other parameters and
+    :class:`ConfigError` for a run too large to plan (nothing written).
+
+    Fleet-safe (``tasks`` peers, this one ``task_index``): a task other than the first
+    looks at the run marker before racing to create it, after a random pause spread over
+    :func:`pacing.cold_start_spread`, and the plan wait backs off with jitter up to a
+    ceiling that keeps the fleet under ``FLEET_PLAN_POLLS_PER_SECOND`` reads."""
+    check_plannable(spec)
+    result: CreateResult | None = None
+    if task_index > 0 and tasks > 1:
+        if stop.wait(random.uniform(0, pacing.cold_start_spread(tasks))):
+            return None
+        seen = store.get_run(spec.run_id)
+        if seen is not None:
+            check_fingerprint(seen, spec)
+            result = CreateResult(False, seen)
+    if result is None:
+        result = store.create_run(spec, planner, clock.now())
     if result.won:
         log.info("planning run %s: %d units of %d documents", spec.run_id, spec.unit_count,
                  spec.unit_size, extra={"event": "plan.won"})
         telemetry.set_attributes({"docfleet.plan.outcome": "won"})
-        if _write_plan(store, spec, planner, log):
+        if _write_plan(store, spec, planner, log, stop):
             log.info("plan landed: %d units", spec.unit_count, extra={"event": "plan.landed"})
     elif result.run.planned:
         log.info("already planned; resuming", extra={"event": "plan.resumed"})
@@ -83,6 +132,7 @@ def ensure_planned(
         log.info("run %s is being planned by %s; waiting", spec.run_id, result.run.planner,
                  extra={"event": "plan.wait"})
         telemetry.set_attributes({"docfleet.plan.outcome": "lost"})
+    backoff = pacing.fleet_backoff(poll_seconds, tasks, pacing.FLEET_PLAN_POLLS_PER_SECOND)
     while not stop.is_set():
         run = store.get_run(spec.run_id)
         assert run is not None
@@ -95,7 +145,8 @@ def ensure_planned(
             log.warning("planner %s went quiet; taking over the plan", run.planner,
                         extra={"event": "plan.takeover"})
             telemetry.set_attributes({"docfleet.plan.outcome": "takeover"})
-            _write_plan(store, spec, planner, log)
+            _write_plan(store, spec, planner, log, stop)
+            backoff.reset()
             continue
-        stop.wait(poll_seconds)
+        stop.wait(backoff.next())
     return None

@@ -8,7 +8,6 @@ line. A permanent error (bad credentials, a missing table) is raised at once.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -32,12 +31,11 @@ DEFAULT_RETRY_SECONDS = 60.0
 
 
 def default_bound() -> float:
-    """The retry bound from ``DOCFLEET_STORE_RETRY_SECONDS`` (default 60 s)."""
-    raw = os.environ.get(RETRY_SECONDS_ENV)
-    try:
-        return float(raw) if raw else DEFAULT_RETRY_SECONDS
-    except ValueError:
-        return DEFAULT_RETRY_SECONDS
+    """The retry bound from ``DOCFLEET_STORE_RETRY_SECONDS`` (default 60 s). Raises
+    :class:`ConfigError` for a negative, non-finite or non-numeric value."""
+    from docfleet.settings import env_seconds
+
+    return env_seconds(RETRY_SECONDS_ENV, DEFAULT_RETRY_SECONDS)
 
 
 def one_line(exc: BaseException, limit: int = 300) -> str:

@@ -7,7 +7,7 @@ import logging
 from docfleet.errors import ConfigError
 from docfleet.models import RunSpec
 from docfleet.packs import load_pack
-from docfleet.planner import choose_unit_size
+from docfleet.planner import check_plannable, choose_unit_size
 from docfleet.settings import Settings
 from docfleet.state.base import StateStore
 
@@ -46,7 +46,23 @@ def resolve_spec(
         kind=getattr(pack, "kind", "generate"), max_attempts=settings.max_attempts,
         options=options,
     )
+    check_plannable(spec)
     if spec.unit_count < tasks:
         log.warning("only %d unit(s) for %d task(s): some tasks will have nothing to do; "
                     "use a smaller --unit-size", spec.unit_count, tasks)
     return spec
+
+
+def check_ready(spec: RunSpec, store: StateStore) -> None:
+    """Check, before anything is planned, what this machine needs to work ``spec``: the
+    pack's own ``preflight(options)`` (its browser, a catalogue it reads), if it has one.
+    Skipped for a run that is already COMPLETED (there is nothing left to work). Raises
+    :class:`ConfigError` naming what is missing and how to fix it; writes nothing."""
+    from docfleet.models import RunState
+
+    existing = store.get_run(spec.run_id)
+    if existing is not None and existing.state == RunState.COMPLETED:
+        return
+    preflight = getattr(load_pack(spec.pack), "preflight", None)
+    if preflight is not None:
+        preflight(spec.options)

@@ -3,6 +3,8 @@ configured by env), overridable by CLI flags, validated with clear errors."""
 
 from __future__ import annotations
 
+import math
+import os
 import re
 from typing import Any, Literal
 
@@ -15,7 +17,33 @@ from docfleet.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
 DEFAULT_PACK = "invoice"
 DEFAULT_STATE = "sqlite:///.docfleet/state.db"
 DEFAULT_OUT = "file://./out"
-RUN_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # always fullmatch
+#: Bounds of the documented numeric settings (README "Configuration").
+MAX_TOTAL = 1_000_000_000
+MAX_UNIT_SIZE = 1000
+DAY = 86_400.0
+
+#: The CLI flag of each setting that has one (an error names only flags that exist).
+FLAGS = {
+    "run_id": "--run-id", "total": "--total", "pack": "--pack", "unit_size": "--unit-size",
+    "state": "--state", "out": "--out", "lease_seconds": "--lease-seconds",
+    "max_attempts": "--max-attempts", "options": "--option", "trace": "--trace",
+    "cloud_run_job": "--job", "cloud_run_project": "--project", "cloud_run_region": "--region",
+}
+
+
+def env_var(field: str) -> str:
+    """The environment variable of setting ``field``."""
+    return f"DOCFLEET_{field.upper()}"
+
+
+def source_of(field: str, flags: set[str] | None = None) -> str:
+    """Where setting ``field`` came from, for an error message: its flag if ``flags`` (the
+    settings given as flags) holds it, else its variable; with no ``flags``, both (only
+    flags that exist are named)."""
+    if flags is None:
+        return f"{FLAGS[field]} / {env_var(field)}" if field in FLAGS else env_var(field)
+    return FLAGS[field] if field in flags and field in FLAGS else env_var(field)
 
 
 class Settings(BaseSettings):
@@ -24,16 +52,18 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCFLEET_", extra="ignore")
 
     run_id: str | None = None
-    total: int | None = Field(default=None, ge=1)
+    total: int | None = Field(default=None, ge=1, le=MAX_TOTAL)
     pack: str = DEFAULT_PACK
-    unit_size: int | None = Field(default=None, ge=1)
+    unit_size: int | None = Field(default=None, ge=1, le=MAX_UNIT_SIZE)
     state: str = DEFAULT_STATE
     out: str = DEFAULT_OUT
-    lease_seconds: float = Field(default=30.0, gt=0)
-    max_attempts: int = Field(default=3, ge=1)
-    heartbeat_seconds: float | None = Field(default=None, gt=0)
-    linger_seconds: float | None = Field(default=None, ge=0)
-    poll_seconds: float = Field(default=1.0, gt=0)
+    lease_seconds: float = Field(default=30.0, gt=0, le=DAY, allow_inf_nan=False)
+    max_attempts: int = Field(default=3, ge=1, le=1000)
+    heartbeat_seconds: float | None = Field(default=None, gt=0, le=DAY, allow_inf_nan=False)
+    linger_seconds: float | None = Field(default=None, ge=0, le=DAY, allow_inf_nan=False)
+    poll_seconds: float = Field(default=1.0, gt=0, le=3600, allow_inf_nan=False)
+    #: how long a cloud store call is retried before the task exits 4 (read by retry.py)
+    store_retry_seconds: float = Field(default=60.0, ge=0, le=DAY, allow_inf_nan=False)
     options: dict[str, Any] = Field(default_factory=dict)
     log_format: Literal["auto", "json", "text"] = "auto"
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
@@ -52,7 +82,7 @@ class Settings(BaseSettings):
     @field_validator("run_id")
     @classmethod
     def _run_id(cls, value: str | None) -> str | None:
-        if value is not None and not RUN_ID_PATTERN.match(value):
+        if value is not None and not RUN_ID_PATTERN.fullmatch(value):
             raise ValueError(
                 "must be 1-100 characters of letters, digits, '.', '_' or '-', "
                 "starting with a letter or digit"
@@ -83,7 +113,12 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _lease(self) -> Settings:
         if self.heartbeat_seconds is not None and self.heartbeat_seconds >= self.lease_seconds:
-            raise ValueError("heartbeat_seconds must be shorter than lease_seconds")
+            raise ConfigError(
+                "heartbeat_seconds must be shorter than lease_seconds: "
+                f"DOCFLEET_HEARTBEAT_SECONDS={self.heartbeat_seconds:g} is not shorter than "
+                f"the lease ({self.lease_seconds:g}s), which would expire before its renewal",
+                "set DOCFLEET_HEARTBEAT_SECONDS below --lease-seconds / "
+                "DOCFLEET_LEASE_SECONDS, or unset it (default: a third of the lease)")
         return self
 
     @property
@@ -97,22 +132,82 @@ class Settings(BaseSettings):
         return self.linger_seconds if self.linger_seconds is not None else 2 * self.lease_seconds
 
 
+def _problem(err: Any, flags: set[str], prefix: str = "DOCFLEET_") -> str:
+    field = str(err["loc"][0]) if err["loc"] else ""
+    msg = err["msg"].removeprefix("Value error, ")
+    if err["type"] == "finite_number":
+        msg = "must be a finite number"
+    if not field:  # a whole-model check raises its own ConfigError; never dump the model
+        return msg
+    source = source_of(field, flags) if prefix == "DOCFLEET_" else f"{prefix}{field.upper()}"
+    return f"{field}: {msg} (got {err.get('input')!r}; set by {source})"
+
+
+def load_env_model(model: Any, prefix: str) -> Any:
+    """Another settings class read from ``{prefix}*`` variables (e.g. the catalogue's
+    ``DOCFLEET_CATALOGUE_*``), with :func:`load_settings`' one-line errors."""
+    try:
+        return model()
+    except ValidationError as exc:
+        problems = [_problem(err, set(), prefix) for err in exc.errors()]
+        raise ConfigError("invalid settings: " + "; ".join(problems),
+                          "fix the value named, see README 'Configuration'") from None
+
+
 def load_settings(**overrides: Any) -> Settings:
     """Settings from the environment with non-``None`` ``overrides`` (CLI flags) on top.
-    Raises :class:`ConfigError` with one readable line per problem."""
+    Raises :class:`ConfigError` with one readable line naming each bad value, where it
+    came from (a flag or variable that exists) and what is allowed."""
     given = {k: v for k, v in overrides.items() if v is not None}
     try:
         return Settings(**given)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            field = ".".join(str(p) for p in err["loc"]) or "settings"
-            msg = err["msg"].removeprefix("Value error, ")
-            source = f"--{field.replace('_', '-')} / DOCFLEET_{field.upper()}"
-            problems.append(f"{field}: {msg} (got {err.get('input')!r}; set by {source})")
-        raise ConfigError("invalid settings: " + "; ".join(problems)) from None
+        problems = [_problem(err, set(given)) for err in exc.errors()]
+        raise ConfigError("invalid settings: " + "; ".join(problems),
+                          "fix the value named, see README 'Configuration'") from None
     except ConfigError:
         raise
     except SettingsError as exc:  # an env value that is not JSON (DOCFLEET_OPTIONS)
-        raise ConfigError(f"invalid settings: {exc}",
-                          'DOCFLEET_OPTIONS is a JSON object, e.g. {"seller_count": 3}') from None
+        match = re.search(r'field "(\w+)"', str(exc))
+        var = env_var(match.group(1)) if match else "a DOCFLEET_* variable"
+        raw = os.environ.get(var, "")
+        what = " (the pack options)" if var == "DOCFLEET_OPTIONS" else ""
+        raise ConfigError(f"{var}{what} is not valid JSON (got {raw[:80]!r})",
+                          f'{var} is a JSON object, e.g. {{"lines": "1-3"}}; or use --option '
+                          "KEY=VALUE") from None
+
+
+def parse_seconds(raw: str, name: str, *, minimum: float = 0.0, maximum: float = DAY,
+                  hint: str | None = None, what: str = "a number of seconds") -> float:
+    """``raw`` as a number of seconds within [``minimum``, ``maximum``]; ``name`` is what
+    set it (a variable or URI parameter). Raises :class:`ConfigError` for a value that is
+    not a finite number in range: never a silent fallback."""
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not minimum <= value <= maximum:
+        raise ConfigError(f"{name}={raw!r} is not {what} in [{minimum:g}, {maximum:g}]",
+                          hint or f"set {name} to a finite number in that range")
+    return value
+
+
+def env_seconds(var: str, default: float, *, minimum: float = 0.0,
+                maximum: float = DAY, what: str = "a number of seconds") -> float:
+    """A duration from environment variable ``var`` (``default`` if unset or empty), checked
+    as :func:`parse_seconds` does."""
+    raw = os.environ.get(var, "").strip()
+    if not raw:
+        return default
+    return parse_seconds(raw, var, minimum=minimum, maximum=maximum, what=what,
+                         hint=f"set {var} to a finite number in that range, or unset it "
+                              f"(default {default:g})")
+
+
+def uri_seconds(query: dict[str, str], key: str, uri: str) -> float | None:
+    """The URI parameter ``?key=SECONDS`` of ``uri`` (``None`` if absent), checked as
+    :func:`parse_seconds` does."""
+    raw = query.get(key)
+    if not raw:
+        return None
+    return parse_seconds(raw, f"?{key}", hint=f"fix ?{key}= in {uri!r}")

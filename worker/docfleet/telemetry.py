@@ -52,7 +52,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -355,7 +355,8 @@ def safe_uri(uri: str) -> str:
     """``uri`` without user info, query or fragment (no credentials in span attributes)."""
     parts = urlsplit(uri)
     netloc = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    # never urlunsplit: it drops the "//" of an empty host (sqlite:///rel → sqlite:/rel)
+    return f"{parts.scheme}://{netloc}{parts.path}"
 
 
 def parent_context(env: Mapping[str, str] | None = None) -> otel_context.Context | None:

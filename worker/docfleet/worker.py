@@ -4,6 +4,7 @@ complete), linger for peers' units, finalize, and exit with a code that names ho
 from __future__ import annotations
 
 import logging
+import random
 import signal
 import threading
 import time
@@ -11,17 +12,18 @@ import traceback
 from dataclasses import dataclass
 from types import FrameType
 
-from docfleet import clock, faults, telemetry
+from docfleet import clock, faults, pacing, telemetry
 from docfleet.blob.base import BlobStore
 from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
-from docfleet.lease import LeaseKeeper
+from docfleet.lease import LeaseKeeper, LeaseWatch
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
-from docfleet.models import CLAIMABLE_RUN_STATES, Claim, RunSpec, RunState, UnitState
+from docfleet.models import CLAIMABLE_RUN_STATES, Claim, Progress, RunSpec, RunState, UnitState
 from docfleet.packs.base import DocumentPack, PackContext, PackSession
 from docfleet.planner import ensure_planned
 from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
+from docfleet.state import opcount
 from docfleet.state.base import StateStore
 
 EXIT_OK = 0
@@ -31,8 +33,25 @@ EXIT_STORE = 4  # a store stayed unreachable past its retry bound
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
 
-#: How often the drain loop re-reads the run's state (pause / cancel).
+#: How often the drain loop re-reads the run's state (pause / cancel), at least; a large
+#: fleet reads it less often (``pacing.FLEET_STATE_CHECKS_PER_SECOND`` for the fleet).
 RUN_STATE_CHECK_SECONDS = 2.0
+#: Consecutive environment faults (this task's output volume full, read-only, refusing
+#: writes) after which the task exits EXIT_STORE so the engine restarts it elsewhere.
+MAX_ENVIRONMENT_FAULTS = 3
+#: Back-off after an environment fault: BASE * 2**(n-1) seconds, jittered, at most MAX.
+ENVIRONMENT_BACKOFF_BASE, ENVIRONMENT_BACKOFF_MAX = 1.0, 30.0
+
+
+class EnvironmentFault(DocfleetError):
+    """A write to the output store failed for a reason of this task's environment (an
+    ``OSError`` such as ENOSPC, EROFS or EACCES, or the blob store unreachable): the unit
+    is released without burning an attempt."""
+
+    exit_code = EXIT_STORE
+#: Tasks with an index below this (and retried tasks) stand by while a peer finalizes,
+#: to take over if it dies; the others leave as soon as a live finalizer is elected.
+FINALIZE_STANDBYS = 3
 
 
 @dataclass
@@ -67,6 +86,10 @@ class Worker:
         self.signal_received: int | None = None
         self._session: PackSession | None = None
         self._state_checked = 0.0
+        self._environment_faults = 0
+        self._leases = LeaseWatch(settings.lease_seconds)
+        self._state_interval = pacing.fleet_interval(
+            RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
 
     # -- signals ----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -92,49 +115,72 @@ class Worker:
                 self._session.close()
 
     def _run(self) -> int:
+        opcount.set_phase("plan")
         with telemetry.span("docfleet.plan", {"docfleet.run_id": self.spec.run_id,
                                               "docfleet.plan.units": self.spec.unit_count}):
             run = ensure_planned(
                 self.store, self.spec, self.identity.owner,
                 stale_seconds=self.settings.lease_seconds,
                 poll_seconds=self.settings.poll_seconds, stop=self.stop, log=self.log,
+                tasks=self.identity.count, task_index=self.identity.index,
             )
         if run is None:
             return self._signal_exit()
         hint = self.identity.index * self.spec.unit_count // self.identity.count
         idle_since: float | None = None
+        # idle polls back off with jitter up to a ceiling that grows with the fleet, so
+        # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds, self.identity.count,
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
         while not self.stop.is_set():
+            opcount.set_phase("drain")
             if not self._run_claimable():
                 return EXIT_OK
+            opcount.set_phase("claim")
             claim = self._claim(hint)
             if claim is not None:
+                opcount.move("claim", "drain")
+                opcount.set_phase("drain")
+                opcount.mark("claim")
                 idle_since = None
-                self._work(claim)
+                backoff.reset()
+                if self._work(claim).status == "done":
+                    opcount.mark("unit_done")
                 continue
-            progress = self.store.progress(self.spec.run_id)
+            opcount.move("claim", "idle")
+            opcount.set_phase("idle")
+            opcount.mark("idle_poll")
+            progress = self.store.progress(self.spec.run_id)  # counters: O(1) reads
             if progress.drained:
-                break
-            # Nothing pending but peers' units are RUNNING: linger, reclaiming leases that
-            # run out, so a fleet heals a dead peer's unit by itself.
+                code = self._finish(progress)
+                if code is not None:
+                    return code
+                # the counters ran ahead of the units: linger on them as on a peer's unit
+            # Nothing pending but peers' units are RUNNING: linger, reclaiming leases this
+            # task has seen go unrenewed for a whole lease (by its own clock, never the
+            # writer's), so a fleet heals a dead peer's unit by itself.
             idle_since = idle_since or time.monotonic()
-            if time.monotonic() - idle_since > self.settings.linger:
+            left = self.settings.linger - (time.monotonic() - idle_since)
+            if left < 0:
                 self.log.info("leaving %d running unit(s) to their owners",
                               progress[UnitState.RUNNING], extra={"event": "linger.end"})
                 return EXIT_OK
             started = telemetry.now_ns()
-            reclaimed = self.store.reclaim_expired_units(
-                self.spec.run_id, self.spec.max_attempts, clock.now()
-            )
+            stale = self._leases.observe(self.store.running_units(self.spec.run_id))
+            reclaimed = self.store.reclaim_stale_units(
+                self.spec.run_id, stale, self.spec.max_attempts, clock.now()
+            ) if stale else 0
             if reclaimed:
                 telemetry.record_span("docfleet.lease.reclaim", started,
                                       {"docfleet.lease.reclaimed": reclaimed})
                 self.log.info("reclaimed %d expired unit(s)", reclaimed,
                               extra={"event": "lease.reclaim", "units": reclaimed})
+                backoff.reset()
                 continue
-            self._idle_wait(self.settings.poll_seconds)
-        if self.stop.is_set():
-            return self._signal_exit()
-        return self._finish()
+            wait = min(backoff.next(), left + 0.01)
+            opcount.mark("idle_ms", int(wait * 1000))
+            self._idle_wait(wait)
+        return self._signal_exit()
 
     def _idle_wait(self, seconds: float) -> None:
         """Wait ``seconds`` for peers' units, or less: a store that can signal returned
@@ -149,7 +195,7 @@ class Worker:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
 
     def _run_claimable(self) -> bool:
-        if time.monotonic() - self._state_checked < RUN_STATE_CHECK_SECONDS:
+        if time.monotonic() - self._state_checked < self._state_interval:
             return True
         self._state_checked = time.monotonic()
         run = self.store.get_run(self.spec.run_id)
@@ -159,9 +205,63 @@ class Worker:
             return False
         return True
 
-    def _finish(self) -> int:
-        """The pool is drained: finalize if every unit is DONE, else report the holes."""
+    def _finish(self, progress: Progress) -> int | None:
+        """The counters say the pool is drained. One task, elected by the finalizer lease,
+        reads the units (the proof; the counters are only a hint), then finalizes if
+        every unit is DONE or names the holes; the others leave at once (exit 1 if the
+        counters show failed units) or, as standbys, wait to take over from a finalizer
+        that dies. Returns the exit code, or ``None`` to drain on (a unit is not over yet
+        after all)."""
+        opcount.set_phase("finish")
+        run_id = self.spec.run_id
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds,
+                                       min(self.identity.count, FINALIZE_STANDBYS),
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
+        standby = self.identity.index < FINALIZE_STANDBYS or self.identity.attempt > (
+            1 if self.identity.engine == "aws-batch" else 0)
+        deadline = time.monotonic() + self.settings.linger
+        while True:
+            run = self.store.get_run(run_id)
+            done = run is not None and run.state in (RunState.COMPLETED, RunState.FAILED)
+            if not done and self.store.claim_finalizer(
+                    run_id, self.identity.owner, self.settings.lease_seconds, clock.now()):
+                break
+            if done or not standby or time.monotonic() > deadline or self.stop.is_set():
+                return self._leave_to_peer(progress, done)
+            wait = backoff.next()
+            opcount.mark("finalizer_wait")
+            opcount.mark("idle_ms", int(wait * 1000))
+            self.stop.wait(wait)
+        with _FinalizerLease(self):
+            run = self.store.get_run(run_id)  # a finalizer may have finished just now
+            if run is not None and run.state in (RunState.COMPLETED, RunState.FAILED):
+                return self._leave_to_peer(progress, True)
+            opcount.mark("finalizer")
+            return self._finish_elected()
+
+    def _leave_to_peer(self, progress: Progress, done: bool) -> int:
+        run_id = self.spec.run_id
+        if progress[UnitState.FAILED]:
+            self.log.error("run %s has %d failed unit(s); another task names them "
+                           "('docfleet status %s'); fix the cause, then 'docfleet resume %s'",
+                           run_id, progress[UnitState.FAILED], run_id, run_id,
+                           extra={"event": "run.holes"})
+            return EXIT_HOLES
+        if self.stop.is_set():
+            return self._signal_exit()
+        self.log.info("run %s is %s by another task", run_id,
+                      "finished" if done else "being finalized",
+                      extra={"event": "finalize.peer"})
+        return EXIT_OK
+
+    def _finish_elected(self) -> int | None:
         units = self.store.units(self.spec.run_id)
+        open_units = [u for u in units if u.state in (UnitState.PENDING, UnitState.RUNNING)]
+        if open_units:
+            self.log.warning("progress said drained but %d unit(s) are still open (first: "
+                             "unit %d %s); draining on", len(open_units), open_units[0].index,
+                             open_units[0].state.value, extra={"event": "progress.ahead"})
+            return None
         failed = [u for u in units if u.state == UnitState.FAILED]
         if not failed:
             try:
@@ -170,6 +270,10 @@ class Worker:
                 finalize_run(self.store, self.files, self.log)
             except ManifestGapError as exc:
                 self.log.error("%s", exc, extra={"event": "manifest.gap"})
+                # not complete and nobody can complete it without a repair: FAILED, so
+                # that `status --wait` ends (exit 1) and `resume` knows to reopen it
+                self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
+                                         expected=[RunState.RUNNING])
                 return EXIT_HOLES
             return EXIT_OK
         self.store.set_run_state(self.spec.run_id, RunState.FAILED, clock.now(),
@@ -216,6 +320,9 @@ class Worker:
                                      self.settings.heartbeat, self.log) as keeper:
             try:
                 outcome = self._produce(claim, keeper)
+            except EnvironmentFault as exc:
+                keeper.ending.set()
+                outcome = self._environment_fault(claim, exc)
             except DocfleetError as exc:
                 if exc.exit_code == EXIT_STORE:
                     raise
@@ -232,6 +339,41 @@ class Worker:
                                       "docfleet.unit.documents": outcome.documents,
                                       "docfleet.unit.bytes": outcome.bytes})
         return outcome
+
+    def _environment_fault(self, claim: Claim, exc: EnvironmentFault) -> UnitOutcome:
+        """Release the unit (no attempt burnt: a healthy peer can do it), back off with
+        jitter, and give up (raise, exit EXIT_STORE) after MAX_ENVIRONMENT_FAULTS in a row."""
+        self._environment_faults += 1
+        released = self.store.release_unit(claim, clock.now())
+        self.log.error("unit %d released: this task cannot write its outputs (%s); fault %d "
+                       "of %d in a row", claim.unit_index, exc.message,
+                       self._environment_faults, MAX_ENVIRONMENT_FAULTS,
+                       extra={"event": "unit.environment", "unit": claim.unit_index,
+                              "released": released})
+        telemetry.fail(exc.message)
+        if self._environment_faults >= MAX_ENVIRONMENT_FAULTS:
+            raise EnvironmentFault(
+                f"task gave up after {self._environment_faults} consecutive output write "
+                f"failures (last: {exc.message})",
+                "fix this task's output volume or credentials; its units were released "
+                "to healthy peers",
+            )
+        delay = min(ENVIRONMENT_BACKOFF_MAX,
+                    ENVIRONMENT_BACKOFF_BASE * 2 ** (self._environment_faults - 1))
+        self.stop.wait(delay * random.uniform(0.5, 1.0))
+        return UnitOutcome("released")
+
+    def _put(self, key: str, data: bytes) -> None:
+        """One output write; a failure of this task's environment is an EnvironmentFault."""
+        try:
+            self.files.put(key, data)
+        except OSError as exc:
+            where = self.files.uri(key)
+            raise EnvironmentFault(f"writing {where} failed: {exc.strerror or exc}") from None
+        except DocfleetError as exc:
+            if exc.exit_code != EXIT_STORE:
+                raise
+            raise EnvironmentFault(exc.message, exc.hint) from None
 
     def _fail(self, claim: Claim, error: str) -> UnitOutcome:
         self.store.fail_unit(claim, error, self.spec.max_attempts, clock.now())
@@ -261,7 +403,7 @@ class Worker:
             for doc in documents:
                 for name, data in sorted(doc.files.items()):
                     key = document_key(name)
-                    self.files.put(key, data)
+                    self._put(key, data)
                     part.add_document(key, data)
                     written += len(data)
                 for table, table_rows in doc.rows.items():
@@ -291,7 +433,7 @@ class Worker:
         for table, schema in self.tables.items():
             data = shard_bytes(schema, rows[table])
             key = shard_key(table, claim.unit_index)
-            self.files.put(key, data)
+            self._put(key, data)
             part.add_shard(table, key, data, len(rows[table]))
             written += len(data)
         part_data = part.to_bytes()
@@ -301,10 +443,11 @@ class Worker:
             "docfleet.manifest.sha256": part_sha, "docfleet.manifest.size": len(part_data),
             "docfleet.unit.index": claim.unit_index,
         }):
-            self.files.put(part_key(claim.unit_index), part_data)
+            self._put(part_key(claim.unit_index), part_data)
         if faults.ARMED:
             faults.hit("unit.part")
         keeper.ending.set()
+        self._environment_faults = 0
         if not self.store.complete_unit(claim, part_sha, clock.now()):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,
@@ -315,3 +458,34 @@ class Worker:
                       extra={"event": "unit.done", "unit": claim.unit_index,
                              "token": claim.token})
         return UnitOutcome("done", claim.count, written)
+
+
+class _FinalizerLease:
+    """Renews the worker's finalizer lease every heartbeat while it finalizes."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="finalizer-lease", daemon=True)
+
+    def __enter__(self) -> _FinalizerLease:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        w = self.worker
+        try:  # hand the lease back: a later task (after a resume) need not wait it out
+            w.store.claim_finalizer(w.spec.run_id, w.identity.owner, 0.0, clock.now())
+        except DocfleetError as exc:
+            w.log.warning("finalizer lease release failed: %s", exc)
+
+    def _loop(self) -> None:
+        w = self.worker
+        while not self._stop.wait(w.settings.heartbeat):
+            try:
+                w.store.claim_finalizer(w.spec.run_id, w.identity.owner,
+                                        w.settings.lease_seconds, clock.now())
+            except DocfleetError as exc:  # the root is create-if-absent: a second
+                w.log.warning("finalizer lease renewal failed: %s", exc)  # finalizer is safe

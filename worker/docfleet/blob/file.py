@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import tempfile
 from collections.abc import Iterator
@@ -15,8 +17,16 @@ class FileBlobStore:
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
-        self.uri = f"file://{self.root}"
-        self.root.mkdir(parents=True, exist_ok=True)
+        # file:///abs or file://./rel: a relative root never reads as a host name
+        self.uri = f"file://{self.root if self.root.is_absolute() else f'./{self.root}'}"
+        if self.root.exists() and not self.root.is_dir():
+            raise ConfigError(f"output {self.uri} is a file, not a directory",
+                              "name a directory for --out / DOCFLEET_OUT")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create output directory {self.uri}: "
+                              f"{exc.strerror or exc}", "check --out / DOCFLEET_OUT") from None
 
     def _path(self, key: str) -> Path:
         if key.startswith("/") or ".." in key.split("/"):
@@ -26,15 +36,39 @@ class FileBlobStore:
     def _temp(self, path: Path, data: bytes) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+        except BaseException:  # a full or failing volume leaves no .tmp behind
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
         return tmp
 
     def put(self, key: str, data: bytes) -> None:
         path = self._path(key)
-        os.replace(self._temp(path, data), path)
+        tmp = self._temp(path, data)
+        try:
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def sha256_of(self, key: str, chunk: int = 1 << 20) -> tuple[str, int]:
+        """sha256 hex digest and size of ``key``, read in ``chunk``-byte pieces (never the
+        whole file in memory). Raises :class:`BlobNotFoundError`."""
+        digest, size = hashlib.sha256(), 0
+        try:
+            with open(self._path(key), "rb") as fh:
+                while block := fh.read(chunk):
+                    digest.update(block)
+                    size += len(block)
+        except (FileNotFoundError, IsADirectoryError):
+            raise BlobNotFoundError(f"{self.uri}/{key} does not exist") from None
+        return digest.hexdigest(), size
 
     def put_if_absent(self, key: str, data: bytes) -> bool:
         path = self._path(key)

@@ -188,6 +188,7 @@ def open_gcs_store(parsed: ParsedURI) -> GCSBlobStore:
     emulator = parsed.query.get("emulator")
     if emulator:  # tests: fake-gcs-server; the client reads it from the environment
         os.environ["STORAGE_EMULATOR_HOST"] = emulator
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return GCSBlobStore(parsed.netloc, parsed.path, project=parsed.query.get("project"),
-                        retry_seconds=float(retry) if retry else None)
+                        retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

@@ -220,8 +220,10 @@ def open_s3_store(parsed: ParsedURI) -> S3BlobStore:
     """Open ``s3://BUCKET/prefix?endpoint=…&region=…``."""
     if not parsed.netloc:
         raise ConfigError(f"output URI {parsed.raw!r} names no bucket", "use s3://BUCKET/prefix")
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return S3BlobStore(
         parsed.netloc, parsed.path, endpoint=parsed.query.get("endpoint"),
-        region=parsed.query.get("region"), retry_seconds=float(retry) if retry else None,
+        region=parsed.query.get("region"),
+        retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw),
     )

@@ -42,7 +42,7 @@ class CatalogueSession:
         from docfleet.catalogue.llm import litellm_module
         from docfleet.catalogue.settings import CatalogueSettings
 
-        task = CatalogueSettings()
+        task = CatalogueSettings.load()
         self.options = options
         self.context = context
         self.loop = asyncio.new_event_loop()
@@ -109,6 +109,12 @@ class CataloguePack:
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return parse_options(options).to_dict()
+
+    def preflight(self, options: Mapping[str, Any]) -> None:
+        """Before planning: the task-local ``DOCFLEET_CATALOGUE_*`` settings are valid."""
+        from docfleet.catalogue.settings import CatalogueSettings
+
+        CatalogueSettings.load()
 
     def open(self, options: Mapping[str, Any], context: PackContext | None = None
              ) -> CatalogueSession:

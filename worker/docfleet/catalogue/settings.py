@@ -16,16 +16,23 @@ class CatalogueSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCFLEET_CATALOGUE_", extra="ignore")
 
     concurrency: int = Field(default=8, ge=1, le=1024)
-    call_timeout: float = Field(default=30.0, gt=0)
+    call_timeout: float = Field(default=30.0, gt=0, le=3600, allow_inf_nan=False)
     retries: int = Field(default=3, ge=0, le=20)
-    backoff_base: float = Field(default=0.25, ge=0)
+    backoff_base: float = Field(default=0.25, ge=0, le=60, allow_inf_nan=False)
     api_base: str | None = None
     #: worst cases per budget reservation write (1 = one write per call); default 1, or
     #: FIRESTORE_BLOCK_CALLS on firestore:// (a document takes ~1 sustained write/s)
     block_calls: int | None = Field(default=None, ge=1, le=10_000)
     #: reservation expiry; default: 2 x call timeout + 30 s (block mode: 600 s)
-    reservation_ttl: float | None = Field(default=None, gt=0)
-    quarantine_refresh: float = Field(default=2.0, gt=0)
+    reservation_ttl: float | None = Field(default=None, gt=0, le=86_400, allow_inf_nan=False)
+    quarantine_refresh: float = Field(default=2.0, gt=0, le=3600, allow_inf_nan=False)
+
+    @classmethod
+    def load(cls) -> CatalogueSettings:
+        """From the environment; :class:`ConfigError` naming a bad variable."""
+        from docfleet.settings import load_env_model
+
+        return load_env_model(cls, "DOCFLEET_CATALOGUE_")  # type: ignore[no-any-return]
 
     def blocks_for(self, state_uri: str) -> int:
         """Calls per reservation for a store: the setting, else by backend."""

@@ -14,6 +14,8 @@ COMMANDS += ["catalogue:catalogue"]  # issue 5: LLM catalogue build
 COMMANDS += ["export:export", "score:score"]  # issue 8: export and scoring
 COMMANDS += ["launch:launch"]  # issue 7: start a Cloud Run execution
 COMMANDS += ["report:report"]  # issue 6: run report (HTML)
+COMMANDS += ["runs:list_runs", "runs:delete"]  # issue 17: list and delete runs
+COMMANDS += ["store:store"]  # issue 17: docfleet store init
 
 
 def add_commands(group: click.Group) -> None:

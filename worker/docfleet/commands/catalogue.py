@@ -139,6 +139,9 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     log = setup_logging(settings.log_format if tasks == 1 else "text",
                         settings.log_level if tasks == 1 else "WARNING")
     spec = resolve_spec(settings, store, tasks, log)
+    from docfleet.runspec import check_ready
+
+    check_ready(spec, store)  # a bad DOCFLEET_CATALOGUE_* setting: said once, nothing planned
     open_blob_store(settings.out)
     if tasks == 1:
         code = _one_task(settings, spec, store, log)

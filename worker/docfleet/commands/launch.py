@@ -83,10 +83,21 @@ def launch(tasks: int, run_id: str | None, total: int | None, pack: str | None,
     if not wait:
         return
 
+    import os
+
+    from docfleet.launch import job_env
     from docfleet.models import RunState
     from docfleet.state import open_state_store
 
-    store = open_state_store(settings.state)
+    state_uri = settings.state
+    if state is None and not os.environ.get("DOCFLEET_STATE"):
+        # follow the store the tasks use, not a new local file: the job's own setting
+        state_uri = job_env(client, ref).get("DOCFLEET_STATE", "")
+        if not state_uri:
+            raise ConfigError(f"the job {ref.name} sets no DOCFLEET_STATE to follow",
+                              "pass --state URI (terraform output state_uri)")
+        click.echo(f"following {state_uri} (the job's DOCFLEET_STATE)", err=True)
+    store = open_state_store(state_uri)
     final = follow_run(store, settings.run_id, interval=interval, timeout=wait_timeout,
                        report=lambda line: click.echo(line, err=True))
     store.close()

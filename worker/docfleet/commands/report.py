@@ -32,7 +32,7 @@ def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str |
     from docfleet.state import open_state_store
 
     settings = load_settings(state=state, out=out_uri)
-    store = open_state_store(settings.state)
+    store = open_state_store(settings.state, create=False)
     files = RunFiles(open_blob_store(settings.out), run_id)
     data = report_data(store, run_id, files, clock.now())
     path = out_path or Path(f"report-{run_id}.html")

@@ -46,6 +46,12 @@ def score(run_id: str, predictions: Path, out: str | None, state: str | None, ex
     if reader.note:
         click.echo(f"note: {reader.note}", err=True)
     report = score_run(reader, predictions, exact=exact, iou_threshold=iou_threshold)
+    unknown = report.get("unknown_fields") or {}
+    if unknown:
+        names = ", ".join(f"{name} ({n})" for name, n in unknown.items())
+        click.echo(f"warning: {sum(unknown.values())} prediction(s) name fields run "
+                   f"{run_id} does not have, not scored: {names}; its fields are: "
+                   f"{', '.join(report['known_fields'])}", err=True)
     text = json.dumps(report, indent=1, sort_keys=True)
     if json_path is not None and str(json_path) == "-":
         click.echo(text)

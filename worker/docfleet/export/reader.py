@@ -89,7 +89,7 @@ class RunReader:
         from docfleet.settings import load_settings
         from docfleet.state import open_state_store
 
-        store = open_state_store(load_settings(state=state_uri).state)
+        store = open_state_store(load_settings(state=state_uri).state, create=False)
         try:
             run = store.get_run(self.run_id)
             if run is None:

@@ -138,7 +138,7 @@ def export_duckdb(reader: RunReader, path: Path, tables: list[str] | None = None
 
     names = check_tables(reader, tables)
     path.parent.mkdir(parents=True, exist_ok=True)
-    result = ExportResult(target=f"duckdb://{path}", partial=reader.partial,
+    result = ExportResult(target=f"duckdb:///{path}", partial=reader.partial,
                           units=len(reader.units))
     try:
         con = duckdb.connect(str(path))

@@ -49,8 +49,13 @@ def _index_set(var: str) -> frozenset[int]:
 
 class BenchSession:
     def __init__(self) -> None:
-        self.doc_seconds = float(os.environ.get("DOCFLEET_BENCH_DOC_MS", "0") or 0) / 1000
-        self.fail_rate = float(os.environ.get("DOCFLEET_BENCH_FAIL_RATE", "0") or 0)
+        from docfleet.settings import env_seconds
+
+        # checked like every setting: finite, in range (ms up to a minute; a rate 0-1)
+        self.doc_seconds = env_seconds("DOCFLEET_BENCH_DOC_MS", 0.0, maximum=60_000,
+                                       what="a number of milliseconds") / 1000
+        self.fail_rate = env_seconds("DOCFLEET_BENCH_FAIL_RATE", 0.0, maximum=1.0,
+                                     what="a fraction")
         self.fail_indexes = _index_set("DOCFLEET_BENCH_FAIL_INDEXES")
         self.crash_indexes = _index_set("DOCFLEET_BENCH_CRASH_INDEXES")
 
@@ -92,6 +97,10 @@ class BenchPack:
                 "tune it with DOCFLEET_BENCH_DOC_MS / DOCFLEET_BENCH_FAIL_RATE instead",
             )
         return {}
+
+    def preflight(self, options: Mapping[str, Any]) -> None:
+        """Before planning: the ``DOCFLEET_BENCH_*`` knobs parse (:class:`ConfigError`)."""
+        BenchSession()
 
     def open(self, options: Mapping[str, Any]) -> BenchSession:
         return BenchSession()

@@ -30,11 +30,14 @@ def load_documents(reader: RunReader) -> tuple[Truth, dict[int, list[int]]]:
     units: dict[int, list[int]] = {}
     cols = ["document", "file", "archetype", "locale", "condition"]
     for part in reader.parts():
-        rows = reader.shard(part, "invoices").select(cols).to_pylist()
+        invoices = reader.shard(part, "invoices")
+        wanted = cols + (["currency"] if "currency" in invoices.column_names else [])
+        rows = invoices.select(wanted).to_pylist()
         for row in rows:
             truth.add_document(row)
         units[part.unit] = [row["document"] for row in rows]
         fields = reader.shard(part, "fields").select(["field", "line"])
+        truth.known_fields.update(pc.unique(fields.column("field")).to_pylist())
         per_line = fields.filter(pc.is_valid(fields.column("line"))).column("field")
         truth.row_fields.update(pc.unique(per_line).to_pylist())
     return truth, units
@@ -46,11 +49,17 @@ def score_run(reader: RunReader, predictions: Path, exact: bool = False,
     and ``fields`` (tp, fp, fn, support, precision, recall, f1 and, with boxes,
     ``localisation``), ``breakdown[dimension][value]`` with ``overall``, ``fields`` and
     ``documents``. The golden fields are read one unit at a time (memory holds the
-    predictions and one unit's fields). Raises :class:`PredictionsError` for a bad file."""
+    predictions and one unit's fields). Predictions of a field the run never holds are
+    not scored: ``unknown_fields`` counts them by name (``known_fields`` lists the run's).
+    Raises :class:`PredictionsError` for a bad file."""
     truth, units = load_documents(reader)
     preds = read_predictions(predictions, {d: a["file"] for d, a in truth.documents.items()})
     by_document: dict[int, list[Prediction]] = defaultdict(list)
+    unknown: dict[str, int] = defaultdict(int)
     for pred in preds:
+        if pred.field not in truth.known_fields:  # a naming mismatch, not a wrong value
+            unknown[pred.field] += 1
+            continue
         by_document[pred.document].append(pred)
     scorer = Scorer(truth, exact=exact, iou_threshold=iou_threshold)
     for part in reader.parts():
@@ -61,4 +70,5 @@ def score_run(reader: RunReader, predictions: Path, exact: bool = False,
     truth.clear_fields()
     report = scorer.report()
     return {"run_id": reader.run_id, "predictions": len(preds), "partial": reader.partial,
-            **report}
+            "unknown_fields": dict(sorted(unknown.items())),
+            "known_fields": sorted(truth.known_fields), **report}

@@ -90,11 +90,13 @@ class Truth:
     rows: dict[tuple[int, str], dict[int, dict[str, list[Occurrence]]]] = field(
         default_factory=dict)
     row_fields: set[str] = field(default_factory=set)
+    #: every field name the run's golden ``fields`` table holds (any document)
+    known_fields: set[str] = field(default_factory=set)
 
     def add_document(self, row: dict[str, Any]) -> None:
         self.documents[row["document"]] = {
             "file": row["file"], "archetype": row["archetype"], "locale": row["locale"],
-            "condition": row["condition"]}
+            "condition": row["condition"], "currency": row.get("currency") or ""}
 
     def clear_fields(self) -> None:
         self.header.clear()
@@ -199,9 +201,10 @@ class Scorer:
             self.by[(dim, attrs[dim], name)].add(delta)
 
     def _matches(self, doc: int, name: str, pred: Prediction, occ: list[Occurrence]) -> bool:
-        locale = self.truth.documents[doc]["locale"]
+        attrs = self.truth.documents[doc]
         kind = field_kind(name, occ[0].value)
-        return any(matches(kind, pred.value, o.value, o.text, locale, self.exact) for o in occ)
+        return any(matches(kind, pred.value, o.value, o.text, attrs["locale"], self.exact,
+                           attrs.get("currency")) for o in occ)
 
     def score(self, predictions: list[Prediction]) -> None:
         """Count ``predictions`` against the fields now in :attr:`truth` (the predictions

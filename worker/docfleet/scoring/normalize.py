@@ -176,11 +176,41 @@ def parse_date(text: str, locale: str | None = None) -> dt.date | None:
     return None
 
 
+#: currency symbols and the ISO 4217 codes each may stand for
+CURRENCY_SYMBOLS: dict[str, frozenset[str]] = {
+    "R$": frozenset({"BRL"}), "zł": frozenset({"PLN"}), "Kč": frozenset({"CZK"}),
+    "Fr.": frozenset({"CHF"}), "kr": frozenset({"SEK", "NOK", "DKK", "ISK"}),
+    "$": frozenset({"USD", "CAD", "AUD", "NZD", "SGD", "HKD", "MXN", "ARS", "CLP", "COP"}),
+    "€": frozenset({"EUR"}), "£": frozenset({"GBP"}), "¥": frozenset({"JPY", "CNY"}),
+    "₹": frozenset({"INR"}), "₩": frozenset({"KRW"}), "₪": frozenset({"ILS"}),
+    "﷼": frozenset({"SAR"}), "ر.س": frozenset({"SAR"}), "₺": frozenset({"TRY"}),
+}
+_ISO_CODE = re.compile(r"(?<![A-Za-z])([A-Z]{3})(?![A-Za-z])")
+
+
+def currencies_named(text: str) -> frozenset[str] | None:
+    """The ISO codes a money string's currency mark may mean (``"$1.00"`` → USD, CAD, …;
+    ``"EUR 5"`` → EUR), or ``None`` when it names no currency (a bare amount)."""
+    raw = unicodedata.normalize("NFKC", text)
+    codes = set(_ISO_CODE.findall(raw))
+    for symbol, meant in CURRENCY_SYMBOLS.items():
+        if symbol in raw:
+            codes |= meant
+            raw = raw.replace(symbol, " ")
+    return frozenset(codes) if codes else None
+
+
 def matches(kind: str, predicted: str, value: str, printed: str, locale: str | None,
-            exact: bool) -> bool:
-    """Does ``predicted`` match the golden ``value`` (canonical) / ``printed`` text?"""
+            exact: bool, currency: str | None = None) -> bool:
+    """Does ``predicted`` match the golden ``value`` (canonical) / ``printed`` text? A
+    money prediction that names a currency (symbol or code) other than the document's
+    ``currency`` never matches, whatever its amount."""
     if exact:
         return predicted == value
+    if kind == "money" and currency:
+        named = currencies_named(predicted)
+        if named is not None and currency not in named:
+            return False
     if kind in ("money", "number"):
         target = parse_number(value, "en")
         # a lone mark before three digits ("1,234") may be either: accept both readings

@@ -11,8 +11,10 @@ from docfleet.uris import parse_uri
 __all__ = ["CreateResult", "StateStore", "open_state_store"]
 
 
-def open_state_store(uri: str) -> StateStore:
+def open_state_store(uri: str, *, create: bool = True) -> StateStore:
     """Open the state store named by ``uri``. Raises :class:`ConfigError` for a bad URI and
-    :class:`MissingExtraError` when the backend's optional SDK is not installed."""
+    :class:`MissingExtraError` when the backend's optional SDK is not installed.
+    ``create=False`` (read-only commands) never creates anything: a local database that
+    does not exist raises :class:`RunNotFoundError`."""
     parsed = parse_uri(uri, schemes(), "state store")
-    return backend(parsed.scheme).open(parsed)
+    return backend(parsed.scheme).open(parsed, create=create)

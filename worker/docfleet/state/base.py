@@ -107,12 +107,45 @@ class StateStore(Protocol):
         """FAILED → PENDING with attempts reset. Returns how many."""
         ...
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        """The RUNNING units of the run, each with ``index`` and its lease as stored:
+        ``lease_expires_at`` (every renewal writes a new value, so it doubles as a renewal
+        counter) and ``lease_owner`` where the backend returns it cheaply (else ``None``).
+        One query over RUNNING units only (their number is bounded by the task count)."""
+        ...
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        """For each unit of ``stale`` (as :meth:`running_units` returned it): RUNNING →
+        PENDING (FAILED once ``attempts >= max_attempts``) only if it still holds that very
+        lease: the same ``lease_expires_at`` (not renewed since it was observed) and, when
+        given, the same ``lease_owner``. One conditional write per unit. The caller judges
+        staleness by its own monotonic clock (:class:`docfleet.lease.LeaseWatch`); no clock
+        is compared here, so a writer's skewed clock cannot strand or steal a lease.
+        ``now`` only stamps ``finished_at``. Returns how many units it moved."""
+        ...
+
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
         """DONE or FAILED → PENDING with attempts reset, for units whose outputs were found
         missing or damaged (a gap). Returns how many."""
         ...
 
-    def progress(self, run_id: str) -> Progress: ...
+    def progress(self, run_id: str) -> Progress:
+        """Unit counts by state, from counters the transitions keep (a SQL count on the SQL
+        stores): O(1) store operations whatever the run's size, exact at rest (every
+        transition moves its counter in the same atomic write). A hint for pacing and
+        display only, never proof: finalize proves every unit DONE from the units."""
+        ...
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        """Become the one task that finishes a drained run (finalize, or name its holes):
+        atomically take the run's finalizer lease if it is free (never taken, or expired
+        before ``now``) or already ``owner``'s (then renew it to ``now + lease_seconds``).
+        True for at most one live owner at a time; ``lease_seconds=0`` by the owner hands
+        it back. O(1) store operations."""
+        ...
 
     def units(self, run_id: str) -> list[Unit]:
         """Every unit of the run, by index."""
@@ -158,6 +191,18 @@ class StateStore(Protocol):
 
     def budget_state(self, run_id: str) -> BudgetState:
         """Settled spend and live reservations of the run (zeros for an unknown run)."""
+        ...
+
+    # -- administration (docfleet list / delete) ---------------------------------------
+    def list_runs(self) -> list[Run]:
+        """Every run marker in the store, by run id (reads the whole run collection: for
+        ``docfleet list``, never for tasks)."""
+        ...
+
+    def delete_run(self, run_id: str) -> bool:
+        """Remove the run marker and everything the store holds for it (units, spend,
+        quarantine, reservations). Idempotent; true if the run existed. Not atomic on
+        the cloud stores: the marker goes last, so an interrupted delete can be repeated."""
         ...
 
     def close(self) -> None: ...

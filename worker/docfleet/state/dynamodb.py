@@ -50,7 +50,11 @@ from docfleet.models import (
 )
 from docfleet.retry import RetryPolicy, default_bound
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
-from docfleet.state.schemas import DYNAMODB_PENDING_SHARDS, DYNAMODB_TABLE
+from docfleet.state.schemas import (
+    DYNAMODB_PENDING_SHARDS,
+    DYNAMODB_TABLE,
+    dynamodb_count_shards,
+)
 from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
@@ -82,6 +86,15 @@ def _run_key(run_id: str) -> dict[str, str]:
 
 def _unit_key(run_id: str, index: int) -> dict[str, str]:
     return {"pk": f"RUN#{run_id}", "sk": f"UNIT#{index:08d}"}
+
+
+def _count_key(run_id: str, shard: int) -> dict[str, str]:
+    return {"pk": f"RUN#{run_id}", "sk": f"COUNT#{shard:03d}"}
+
+
+def shard_sizes(unit_count: int, shards: int) -> list[int]:
+    """How many of ``unit_count`` units fall in each counter shard (``idx % shards``)."""
+    return [len(range(k, unit_count, shards)) for k in range(shards)]
 
 
 def _shard(index: int, unit_count: int) -> int:
@@ -168,6 +181,9 @@ class DynamoDBStateStore:
         self.lost_races = 0
         self._unit_counts: dict[str, int] = {}
         self._check_table()
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)
 
     # -- plumbing ---------------------------------------------------------------------
     def _call(self, op: str, fn: Callable[[], T]) -> T:
@@ -201,8 +217,24 @@ class DynamoDBStateStore:
         when the condition failed."""
         from botocore.exceptions import ClientError
 
-        kwargs: dict[str, Any] = {"Key": key, "UpdateExpression": update,
-                                  "ReturnValues": returns}
+        kwargs = self._update_kwargs(key, update, condition, values, names)
+        kwargs["ReturnValues"] = returns
+
+        def attempt() -> dict[str, Any] | None:
+            try:
+                return self._table.update_item(**kwargs).get("Attributes", {})
+            except ClientError as exc:
+                if self._code(exc) == "ConditionalCheckFailedException":
+                    return None
+                raise
+
+        return self._call(op, attempt)
+
+    @staticmethod
+    def _update_kwargs(key: dict[str, str], update: str, condition: str | None,
+                       values: dict[str, Any], names: dict[str, str] | None = None
+                       ) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"Key": key, "UpdateExpression": update}
         if condition:
             kwargs["ConditionExpression"] = condition
         if values:
@@ -213,13 +245,38 @@ class DynamoDBStateStore:
         kwargs["ExpressionAttributeNames"] = {k: v for k, v in all_names.items() if k in text}
         if not kwargs["ExpressionAttributeNames"]:
             del kwargs["ExpressionAttributeNames"]
+        return kwargs
 
-        def attempt() -> dict[str, Any] | None:
+    def _transition(self, op: str, run_id: str, index: int, update: str, condition: str,
+                    values: dict[str, Any], moves: tuple[str, str]) -> bool:
+        """One unit's state change ``moves = (from, to)``: the conditional UpdateItem of
+        the unit and the ``ADD`` of its progress counter shard in one TransactWriteItems
+        (atomic; retried with one request token, so applied at most once). False when the
+        unit's condition failed."""
+        from botocore.exceptions import ClientError
+
+        unit = {"TableName": self.table_name,
+                **self._update_kwargs(_unit_key(run_id, index), update, condition, values)}
+        source, target = moves
+        counter = {
+            "TableName": self.table_name,
+            "Key": _count_key(run_id, index % dynamodb_count_shards(self._unit_count(run_id) or 1)),
+            "UpdateExpression": "ADD #from :minus, #to :plus",
+            "ExpressionAttributeNames": {"#from": source, "#to": target},
+            "ExpressionAttributeValues": {":minus": -1, ":plus": 1},
+        }
+        token = uuid.uuid4().hex
+
+        def attempt() -> bool:
             try:
-                return self._table.update_item(**kwargs).get("Attributes", {})
+                self._client.transact_write_items(
+                    TransactItems=[{"Update": unit}, {"Update": counter}],
+                    ClientRequestToken=token)
+                return True
             except ClientError as exc:
-                if self._code(exc) == "ConditionalCheckFailedException":
-                    return None
+                if self._code(exc) == "TransactionCanceledException" \
+                        and not dynamodb_transient(exc):
+                    return False
                 raise
 
         return self._call(op, attempt)
@@ -362,13 +419,20 @@ class DynamoDBStateStore:
         if run is None or run.planned or run.planner != planner:
             return False
         state = RunState.RUNNING if run.state == RunState.PENDING else run.state
-        return self._update(
-            "mark_planned", _run_key(run_id),
-            "SET planned = :t, #state = :new, updated_at = :now",
+        # the units are all PENDING until the run is planned: the counters start there,
+        # in the same transaction that marks the run planned
+        marker = {"TableName": self.table_name, **self._update_kwargs(
+            _run_key(run_id), "SET planned = :t, #state = :new, updated_at = :now",
             "planner = :p AND planned = :f AND #state = :old",
             {":t": True, ":f": False, ":p": planner, ":new": state.value,
-             ":old": run.state.value, ":now": _d(now)},
-        ) is not None or self._mark_planned_retry(run_id, planner, now)
+             ":old": run.state.value, ":now": _d(now)})}
+        counters = [{"Put": {"TableName": self.table_name, "Item": {
+            **_count_key(run_id, k), "init": True, **dict.fromkeys(
+                (s.value for s in UnitState), 0), UnitState.PENDING.value: n}}}
+            for k, n in enumerate(shard_sizes(run.spec.unit_count,
+                                              dynamodb_count_shards(run.spec.unit_count)))]
+        return self._transact_budget("mark_planned", [{"Update": marker}, *counters]) is None \
+            or self._mark_planned_retry(run_id, planner, now)
 
     def _mark_planned_retry(self, run_id: str, planner: str, now: float) -> bool:
         run = self.get_run(run_id)  # the state moved under us (pause/cancel): once more
@@ -379,6 +443,35 @@ class DynamoDBStateStore:
     def get_run(self, run_id: str) -> Run | None:
         item = self._get(_run_key(run_id))
         return Run.from_record(item) if item else None
+
+    def list_runs(self) -> list[Run]:
+        from boto3.dynamodb.conditions import Attr
+
+        runs: list[Run] = []
+        start: dict[str, Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {"FilterExpression": Attr("sk").eq("RUN"),
+                                      "ConsistentRead": True}
+            if start:
+                kwargs["ExclusiveStartKey"] = start
+            page = self._call("list_runs", lambda kw=kwargs: self._table.scan(**kw))
+            runs.extend(Run.from_record(it) for it in page.get("Items", []))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return sorted(runs, key=lambda r: r.run_id)
+
+    def delete_run(self, run_id: str) -> bool:
+        from boto3.dynamodb.conditions import Key
+
+        existed = self._get(_run_key(run_id)) is not None
+        keys = [{"pk": it["pk"], "sk": it["sk"]} for it in self._query(
+            "delete_run", KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}"),
+            ProjectionExpression="pk, sk", ConsistentRead=True)]
+        keys.sort(key=lambda k: k["sk"] == "RUN")  # the marker goes last
+        for i in range(0, len(keys), 25):
+            self._batch_write([{"DeleteRequest": {"Key": k}} for k in keys[i:i + 25]])
+        self._unit_counts.pop(run_id, None)
+        return existed
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
@@ -474,8 +567,8 @@ class DynamoDBStateStore:
                    lease_seconds: float, now: float) -> Claim | None:
         token = claim_token(owner, index, generation + 1)
         expires = now + lease_seconds
-        item = self._update(
-            "claim", _unit_key(run_id, index),
+        won = self._transition(
+            "claim", run_id, index,
             "SET #state = :running, attempts = attempts + :one, generation = :g1,"
             " lease_owner = :tok, lease_expires_at = :exp, claimed_at = :now,"
             " worked_by = :owner, lease_pk = :run, lease_sk = :exp"
@@ -484,25 +577,28 @@ class DynamoDBStateStore:
             {":running": UnitState.RUNNING.value, ":pending": UnitState.PENDING.value,
              ":one": 1, ":g": generation, ":g1": generation + 1, ":tok": token,
              ":exp": _d(expires), ":now": _d(now), ":owner": owner, ":run": run_id},
-            returns="ALL_NEW",
+            (UnitState.PENDING.value, UnitState.RUNNING.value),
         )
-        if item is None:
-            # lost the race, or an earlier attempt of this update landed and only its
-            # answer was lost (then the retry failed the condition): the token tells
-            current = self._get(_unit_key(run_id, index)) or {}
-            if current.get("lease_owner") != token or current.get("state") != "RUNNING":
-                return None
-            item = current
+        if not won:
+            return None
+        # a transaction returns no item: one consistent read for the attempts it made.
+        # The token also tells a won race whose answer was lost and retried.
+        item = self._get(_unit_key(run_id, index)) or {}
+        if item.get("lease_owner") != token or item.get("state") != "RUNNING":
+            return None
         return Claim(run_id=run_id, unit_index=index, start=_i(item["start"]),
                      count=_i(item["count"]), token=token, attempts=_i(item["attempts"]),
                      lease_expires_at=expires)
 
-    def _fenced(self, op: str, claim: Claim, update: str, values: dict[str, Any]) -> bool:
-        return self._update(
-            op, _unit_key(claim.run_id, claim.unit_index), update,
-            "#state = :running AND lease_owner = :tok",
-            {**values, ":running": UnitState.RUNNING.value, ":tok": claim.token},
-        ) is not None
+    def _fenced(self, op: str, claim: Claim, update: str, values: dict[str, Any],
+                target: UnitState | None = None) -> bool:
+        condition = "#state = :running AND lease_owner = :tok"
+        values = {**values, ":running": UnitState.RUNNING.value, ":tok": claim.token}
+        if target is not None:
+            return self._transition(op, claim.run_id, claim.unit_index, update, condition,
+                                    values, (UnitState.RUNNING.value, target.value))
+        return self._update(op, _unit_key(claim.run_id, claim.unit_index), update,
+                            condition, values) is not None
 
     def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
         expires = now + lease_seconds
@@ -522,6 +618,7 @@ class DynamoDBStateStore:
                 "SET #state = :done, part_sha256 = :sha, finished_at = :now,"
                 f" completed_by = :tok REMOVE {_LEASE_ATTRS}, last_error",
                 {":done": UnitState.DONE.value, ":sha": part_sha256, ":now": _d(now)},
+                UnitState.DONE,
             )
 
         if once():
@@ -533,7 +630,8 @@ class DynamoDBStateStore:
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         values: dict[str, Any] = {":err": error[:2000]}
-        if claim.attempts >= max_attempts:
+        final = claim.attempts >= max_attempts
+        if final:
             update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
                       f" REMOVE {_LEASE_ATTRS}")
             values.update({":failed": UnitState.FAILED.value, ":now": _d(now)})
@@ -543,7 +641,8 @@ class DynamoDBStateStore:
             values.update({":pending": UnitState.PENDING.value,
                            ":ppk": self._pending_pk(claim.run_id, claim.unit_index),
                            ":psk": claim.unit_index})
-        return self._fenced("fail_unit", claim, update, values)
+        return self._fenced("fail_unit", claim, update, values,
+                            UnitState.FAILED if final else UnitState.PENDING)
 
     def release_unit(self, claim: Claim, now: float) -> bool:
         return self._fenced(
@@ -552,6 +651,7 @@ class DynamoDBStateStore:
             f" pending_sk = :psk REMOVE {_LEASE_ATTRS}",
             {":pending": UnitState.PENDING.value, ":one": 1,
              ":ppk": self._pending_pk(claim.run_id, claim.unit_index), ":psk": claim.unit_index},
+            UnitState.PENDING,
         )
 
     def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
@@ -571,6 +671,7 @@ class DynamoDBStateStore:
             index, attempts = _i(item["idx"]), _i(item.get("attempts"))
             values: dict[str, Any] = {":running": UnitState.RUNNING.value,
                                       ":seen": item["lease_owner"], ":now": _d(now)}
+            target = UnitState.FAILED if attempts >= max_attempts else UnitState.PENDING
             if attempts >= max_attempts:
                 update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
                           f" REMOVE {_LEASE_ATTRS}")
@@ -584,30 +685,88 @@ class DynamoDBStateStore:
                           f" REMOVE {_LEASE_ATTRS}")
                 values.update({":pending": UnitState.PENDING.value,
                                ":ppk": self._pending_pk(run_id, index), ":psk": index})
-            if self._update(
-                "reclaim", _unit_key(run_id, index), update,
+            if self._transition(
+                "reclaim", run_id, index, update,
                 "#state = :running AND lease_owner = :seen AND lease_expires_at < :now", values,
-            ) is not None:
+                (UnitState.RUNNING.value, target.value),
+            ):
+                moved += 1
+        return moved
+
+    def running_units(self, run_id: str) -> list[Unit]:
+        """From the sparse ``leases`` index (keys only): index and ``lease_sk`` (= the
+        stored ``lease_expires_at``); ``lease_owner`` is ``None``."""
+        from boto3.dynamodb.conditions import Key
+
+        out = []
+        for entry in self._query("running_units", IndexName="leases",
+                                 KeyConditionExpression=Key("lease_pk").eq(run_id)):
+            index = int(str(entry["sk"]).removeprefix("UNIT#"))
+            out.append(Unit(run_id, index, 0, 0, UnitState.RUNNING,
+                            lease_expires_at=_f(entry.get("lease_sk"))))
+        return out
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        moved = 0
+        for seen in stale:
+            if seen.lease_expires_at is None:
+                continue
+            item = self._get(_unit_key(run_id, seen.index))
+            if not item or item.get("state") != UnitState.RUNNING.value:
+                continue
+            attempts = _i(item.get("attempts"))
+            values: dict[str, Any] = {":running": UnitState.RUNNING.value,
+                                      ":seen": _d(seen.lease_expires_at)}
+            condition = "#state = :running AND lease_expires_at = :seen"
+            if seen.lease_owner is not None:
+                condition += " AND lease_owner = :owner"
+                values[":owner"] = seen.lease_owner
+            if attempts >= max_attempts:
+                update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
+                          f" REMOVE {_LEASE_ATTRS}")
+                values.update({
+                    ":failed": UnitState.FAILED.value, ":now": _d(now),
+                    ":err": f"lease expired after {attempts} attempts "
+                            f"(not renewed; last owner {item.get('lease_owner')})",
+                })
+            else:
+                update = (f"SET #state = :pending, pending_pk = :ppk, pending_sk = :psk"
+                          f" REMOVE {_LEASE_ATTRS}")
+                values.update({":pending": UnitState.PENDING.value,
+                               ":ppk": self._pending_pk(run_id, seen.index),
+                               ":psk": seen.index})
+            if self._update("reclaim_stale", _unit_key(run_id, seen.index), update,
+                            condition, values) is not None:
                 moved += 1
         return moved
 
     def _reopen(self, op: str, run_id: str, index: int, states: list[str],
-                extra_set: str, values: dict[str, Any]) -> bool:
-        names = {f":s{i}": s for i, s in enumerate(states)}
-        return self._update(
-            op, _unit_key(run_id, index),
+                extra_set: str, values: dict[str, Any], known: str | None = None) -> bool:
+        """``states`` → PENDING. The counter must know which state it leaves: ``known``
+        (the caller just read it) or one consistent read; the write is conditional on it."""
+        if known is None:
+            item = self._get(_unit_key(run_id, index)) or {}
+            known = item.get("state")
+        if known not in states:
+            return False
+        return self._transition(
+            op, run_id, index,
             "SET #state = :pending, attempts = :zero, pending_pk = :ppk, pending_sk = :psk"
             f"{extra_set} REMOVE finished_at, part_sha256, completed_by",
-            f"#state IN ({', '.join(names)})",
+            "#state = :from",
             {":pending": UnitState.PENDING.value, ":zero": 0,
-             ":ppk": self._pending_pk(run_id, index), ":psk": index, **names, **values},
-        ) is not None
+             ":ppk": self._pending_pk(run_id, index), ":psk": index, ":from": known,
+             **values},
+            (known, UnitState.PENDING.value),
+        )
 
     def reset_failed_units(self, run_id: str, now: float) -> int:
         failed = [int(it["idx"]) for it in self._unit_items(run_id, "idx, #state")
                   if it.get("state") == UnitState.FAILED.value]
         return sum(self._reopen("reset_failed_units", run_id, i, [UnitState.FAILED.value], "",
-                                {}) for i in failed)
+                                {}, known=UnitState.FAILED.value) for i in failed)
 
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
         return sum(
@@ -618,11 +777,33 @@ class DynamoDBStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
+        """The counter shards: one consistent Query of :func:`dynamodb_count_shards` small
+        items. A run planned before the counters existed is counted unit by unit."""
+        from boto3.dynamodb.conditions import Key
+
+        shards = list(self._query(
+            "progress", ConsistentRead=True,
+            KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}")
+            & Key("sk").begins_with("COUNT#")))
+        wanted = dynamodb_count_shards(self._unit_count(run_id) or 1)
+        if len(shards) == wanted and all(it.get("init") for it in shards):
+            totals = {s: sum(_i(it.get(s.value)) for it in shards) for s in UnitState}
+            return Progress({s: n for s, n in totals.items() if n})
         counts: dict[UnitState, int] = {}
         for it in self._unit_items(run_id, "#state"):
             state = UnitState(it["state"])
             counts[state] = counts.get(state, 0) + 1
         return Progress(counts)
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        return self._update(
+            "claim_finalizer", {"pk": f"RUN#{run_id}", "sk": "FINALIZER"},
+            "SET #owner = :o, expires_at = :exp",
+            "attribute_not_exists(pk) OR #owner = :o OR expires_at < :now",
+            {":o": owner, ":exp": _d(now + lease_seconds), ":now": _d(now)},
+            names={"#owner": "owner"},
+        ) is not None
 
     def units(self, run_id: str) -> list[Unit]:
         return [
@@ -828,7 +1009,7 @@ class DynamoDBStateStore:
         self._client.close()
 
 
-def open_dynamodb_store(parsed: ParsedURI) -> DynamoDBStateStore:
+def open_dynamodb_store(parsed: ParsedURI, *, create: bool = True) -> DynamoDBStateStore:
     """Open ``dynamodb://TABLE?region=…&endpoint=…[&retry_seconds=…]``. The endpoint
     defaults to ``AWS_ENDPOINT_URL_DYNAMODB`` / the AWS default."""
     if not parsed.netloc:
@@ -840,6 +1021,7 @@ def open_dynamodb_store(parsed: ParsedURI) -> DynamoDBStateStore:
         raise ConfigError(f"state URI {parsed.raw!r} names no region",
                           "add ?region=eu-west-1 (or set AWS_REGION)")
     endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,
-                              retry_seconds=float(retry) if retry else None)
+                              retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

@@ -61,9 +61,11 @@ from docfleet.models import (
 from docfleet.retry import RetryPolicy, default_bound, one_line
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
+    FIRESTORE_COUNTS_COLLECTION,
     FIRESTORE_RUNS_COLLECTION,
     FIRESTORE_SPEND_COLLECTION,
     FIRESTORE_UNITS_COLLECTION,
+    firestore_count_shards,
 )
 from docfleet.uris import ParsedURI
 
@@ -145,7 +147,11 @@ class FirestoreStateStore:
         self._fault = fault if fault > 0 else None
         #: Lost races / aborted claim transactions of this process (the benchmark reads it).
         self.lost_races = 0
+        self._unit_counts: dict[str, int] = {}
         self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)
 
     # -- plumbing ---------------------------------------------------------------------
     def _call(self, op: str, fn: Callable[[], T]) -> T:
@@ -191,14 +197,48 @@ class FirestoreStateStore:
         """``fn`` in a transaction, retried (re-read and all) while transient."""
         return self._call(op, lambda: self._transact(fn))
 
+    def _count_shards(self, run_id: str) -> int:
+        """The run's counter shards (from its unit count, read once per process)."""
+        count = self._unit_counts.get(run_id)
+        if count is None:
+            snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
+            count = int((snap.to_dict() or {}).get("unit_count") or 0) if snap.exists else 0
+            if count:
+                self._unit_counts[run_id] = count
+        return firestore_count_shards(count)
+
+    def _counts_ref(self, run_id: str, shard: int) -> Any:
+        return self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
+            .document(f"{shard:03d}")
+
+    def _moves(self, run_id: str, index: int) -> Callable[
+            [dict[str, Any] | None, dict[str, Any]], list[tuple[Any, dict[str, Any], bool]]]:
+        """The progress counter write that goes with a change of unit ``index``: -1 on the
+        state it leaves, +1 on the one it enters, in its shard (none if it stays)."""
+
+        def moves(data: dict[str, Any] | None, fields: dict[str, Any]
+                  ) -> list[tuple[Any, dict[str, Any], bool]]:
+            source = (data or {}).get("state")
+            target = fields.get("state", source)
+            if source is None or target == source:
+                return []
+            return [(self._counts_ref(run_id, index % self._count_shards(run_id)),
+                     {source: self._fs.Increment(-1), target: self._fs.Increment(1)}, True)]
+
+        return moves
+
     def _cas(self, op: str, ref: Any,
              change: Callable[[dict[str, Any] | None], dict[str, Any] | None],
-             applied: Callable[[dict[str, Any]], bool] | None = None) -> bool:
+             applied: Callable[[dict[str, Any]], bool] | None = None,
+             also: Callable[[dict[str, Any] | None, dict[str, Any]],
+                            list[tuple[Any, dict[str, Any], bool]]] | None = None) -> bool:
         """Read ``ref``; ``change(data or None)`` returns the fields to update (``None``:
         refuse, return false); write them only if the document is unchanged since the read
         (an ``update_time`` precondition: compare-and-set, no locks held). A lost race
         re-reads, with backoff, within the retry bound. ``applied(data)`` recognises this
-        very update after an attempt whose answer was lost (timeout, unavailable)."""
+        very update after an attempt whose answer was lost (timeout, unavailable).
+        ``also(data, fields)`` lists further ``(ref, data, merge)`` sets committed in the
+        same atomic batch (a progress counter)."""
         from google.api_core import exceptions as gexc
 
         ambiguous = False
@@ -214,10 +254,17 @@ class FirestoreStateStore:
                 return False
             if self._fault is not None and random.random() < self._fault:
                 raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+            extra = also(data, fields) if also is not None else []
+            option = self._client.write_option(last_update_time=snap.update_time)
             try:
-                ref.update(fields,
-                           option=self._client.write_option(last_update_time=snap.update_time),
-                           retry=None, timeout=TIMEOUT)
+                if extra:
+                    batch = self._client.batch()
+                    batch.update(ref, fields, option=option)
+                    for other, values, merge in extra:
+                        batch.set(other, values, merge=merge)
+                    batch.commit(retry=None, timeout=TIMEOUT)
+                else:
+                    ref.update(fields, option=option, retry=None, timeout=TIMEOUT)
             except gexc.FailedPrecondition:
                 raise gexc.Aborted("the document changed since it was read") from None
             except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
@@ -318,15 +365,40 @@ class FirestoreStateStore:
             self._call("put_units", write)
 
     def mark_planned(self, run_id: str, planner: str, now: float) -> bool:
-        return self._run_tx("mark_planned", run_id, lambda d: (
+        """Also starts the progress counters, in the same batch: every unit is PENDING
+        until the run is planned."""
+
+        def counters(d: dict[str, Any] | None, fields: dict[str, Any]
+                     ) -> list[tuple[Any, dict[str, Any], bool]]:
+            total = int((d or {}).get("unit_count") or 0)
+            shards = firestore_count_shards(total)
+            return [(self._counts_ref(run_id, k), {
+                "init": 1, **dict.fromkeys((s.value for s in UnitState), 0),
+                UnitState.PENDING.value: len(range(k, total, shards))}, False)
+                for k in range(shards)]
+
+        return self._cas("mark_planned", self._run_ref(run_id), lambda d: None if d is None else (
             {"planned": True, "updated_at": now,
              "state": RunState.RUNNING.value if d["state"] == RunState.PENDING.value
              else d["state"]}
-            if d["planner"] == planner and not d["planned"] else None))
+            if d["planner"] == planner and not d["planned"] else None), also=counters)
 
     def get_run(self, run_id: str) -> Run | None:
         snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
         return Run.from_record(snap.to_dict()) if snap.exists else None
+
+    def list_runs(self) -> list[Run]:
+        snaps = self._stream("list_runs", self._runs)
+        return sorted((Run.from_record(s.to_dict()) for s in snaps), key=lambda r: r.run_id)
+
+    def delete_run(self, run_id: str) -> bool:
+        ref = self._run_ref(run_id)
+        existed = self._call("delete_run", lambda: self._read(ref)).exists
+        # every subcollection (units, spend, meta) first, then the marker itself
+        for sub in self._call("delete_run", lambda: list(ref.collections())):
+            self._call("delete_run", lambda sub=sub: self._client.recursive_delete(sub))
+        self._call("delete_run", lambda: ref.delete(retry=None, timeout=TIMEOUT))
+        return existed
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
@@ -402,6 +474,8 @@ class FirestoreStateStore:
         snap = self._read(ref, transaction)
         claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
         transaction.update(ref, fields)
+        for other, values, merge in self._moves(run_id, claim.unit_index)(snap.to_dict(), fields):
+            transaction.set(other, values, merge=merge)
         return claim
 
     def _claim_precondition(self, snap: Any, run_id: str, owner: str, lease_seconds: float,
@@ -413,10 +487,13 @@ class FirestoreStateStore:
         claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
         if self._fault is not None and random.random() < self._fault:
             raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+        batch = self._client.batch()
+        batch.update(snap.reference, fields,
+                     option=self._client.write_option(last_update_time=snap.update_time))
+        for other, values, merge in self._moves(run_id, claim.unit_index)(snap.to_dict(), fields):
+            batch.set(other, values, merge=merge)
         try:
-            snap.reference.update(
-                fields, option=self._client.write_option(last_update_time=snap.update_time),
-                retry=None, timeout=TIMEOUT)
+            batch.commit(retry=None, timeout=TIMEOUT)
         except (gexc.FailedPrecondition, gexc.NotFound):
             raise _Lost from None
         except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
@@ -455,7 +532,8 @@ class FirestoreStateStore:
                 return None
             return change(data)
 
-        return self._cas(op, self._unit_ref(claim.run_id, claim.unit_index), fenced, applied)
+        return self._cas(op, self._unit_ref(claim.run_id, claim.unit_index), fenced, applied,
+                         also=self._moves(claim.run_id, claim.unit_index))
 
     def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
         expires = now + lease_seconds
@@ -515,13 +593,54 @@ class FirestoreStateStore:
                     fields["state"] = UnitState.PENDING.value
                 return fields
 
-            moved += self._cas("reclaim", ref, change)
+            moved += self._cas("reclaim", ref, change,
+                               also=self._moves(run_id, int(snap.get("idx"))))
+        return moved
+
+    def running_units(self, run_id: str) -> list[Unit]:
+        snaps = self._stream("running_units", self._where(
+            self._units_ref(run_id), "state", "==", UnitState.RUNNING.value))
+        out = []
+        for snap in snaps:
+            d = snap.to_dict()
+            out.append(Unit(run_id, int(d["idx"]), int(d["start"]), int(d["count"]),
+                            UnitState.RUNNING, attempts=int(d.get("attempts") or 0),
+                            lease_owner=d.get("lease_owner"),
+                            lease_expires_at=d.get("lease_expires_at")))
+        return out
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        moved = 0
+        for seen in stale:
+            def change(d: dict[str, Any] | None, seen: Unit = seen) -> dict[str, Any] | None:
+                if (d is None or d["state"] != UnitState.RUNNING.value
+                        or d.get("lease_expires_at") != seen.lease_expires_at
+                        or (seen.lease_owner is not None
+                            and d.get("lease_owner") != seen.lease_owner)):
+                    return None
+                attempts = int(d.get("attempts") or 0)
+                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
+                if attempts >= max_attempts:
+                    fields.update({
+                        "state": UnitState.FAILED.value, "finished_at": now,
+                        "last_error": f"lease expired after {attempts} attempts "
+                                      f"(not renewed; last owner {d.get('lease_owner')})",
+                    })
+                else:
+                    fields["state"] = UnitState.PENDING.value
+                return fields
+
+            moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change)
         return moved
 
     def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:
+        run_id = ref.parent.parent.id
         return self._cas(op, ref, lambda d: None if d is None or d["state"] not in states else
                          {"state": UnitState.PENDING.value, "attempts": 0, "finished_at": None,
-                          "completed_by": None, **fields})
+                          "completed_by": None, **fields},
+                         also=self._moves(run_id, int(ref.id)))
 
     def reset_failed_units(self, run_id: str, now: float) -> int:
         failed = self._stream("reset_failed_units", self._where(
@@ -538,6 +657,19 @@ class FirestoreStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
+        """The sums over the :func:`firestore_count_shards` counter documents, in one
+        aggregation query (billed one read per 1,000 index entries: one read). A run
+        planned before the counters existed is counted with one count query per state."""
+        # five aggregations, Firestore's limit per query: every shard carries init = 1
+        query = self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
+            .sum("init", alias="init")
+        for state in UnitState:
+            query = query.sum(state.value, alias=state.value)
+        rows = self._call("progress", lambda: query.get(retry=None, timeout=TIMEOUT))
+        got = {r.alias: int(r.value or 0) for r in (rows[0] if rows else [])}
+        shards = self._count_shards(run_id)
+        if got.get("init") == shards:
+            return Progress({s: got[s.value] for s in UnitState if got.get(s.value)})
         counts: dict[UnitState, int] = {}
         for state in UnitState:
             query = self._where(self._units_ref(run_id), "state", "==", state.value).count()
@@ -546,6 +678,32 @@ class FirestoreStateStore:
             if n:
                 counts[state] = n
         return Progress(counts)
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        """``…/meta/finalizer``: created if absent, else compare-and-set on its update
+        time when it is ours or expired. A loser costs one read."""
+        from google.api_core import exceptions as gexc
+
+        ref = self._run_ref(run_id).collection(META_COLLECTION).document("finalizer")
+        fields = {"owner": owner, "expires_at": float(now + lease_seconds)}
+
+        def attempt() -> bool:
+            snap = self._read(ref)
+            try:
+                if not snap.exists:
+                    ref.create(fields, retry=None, timeout=TIMEOUT)
+                    return True
+                held = snap.to_dict() or {}
+                if held.get("owner") != owner and float(held.get("expires_at") or 0) >= now:
+                    return False
+                ref.update(fields, option=self._client.write_option(
+                    last_update_time=snap.update_time), retry=None, timeout=TIMEOUT)
+                return True
+            except (gexc.AlreadyExists, gexc.Conflict, gexc.FailedPrecondition):
+                raise gexc.Aborted("the finalizer lease changed since it was read") from None
+
+        return self._call("claim_finalizer", attempt)
 
     def units(self, run_id: str) -> list[Unit]:
         snaps = self._stream("units", self._units_ref(run_id).order_by("idx"))
@@ -578,6 +736,9 @@ class FirestoreStateStore:
             for key in (model, TOTAL_SPEND_KEY):
                 batch.set(self._spend_ref(run_id, key, shard),
                           {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
+            # the budget guard's `spent` moves with the rollup (atomically, in this batch)
+            batch.set(self._budget_ref(run_id), {"spent": self._fs.Increment(amount)},
+                      merge=True)
             batch.commit(retry=None, timeout=TIMEOUT)
 
         self._call("add_spend", write)
@@ -610,41 +771,72 @@ class FirestoreStateStore:
         snap = self._call("quarantine", lambda: self._read(self._quarantine_ref(run_id)))
         return set(snap.get("providers") or []) if snap.exists else set()
 
-    # -- fleet budget (issue 5) -------------------------------------------------------
-    # One document ``…/meta/budget`` holds ``reserved`` and the live reservations
-    # ``{id: {nano, expires_at}}``. A reserve is one transaction that reads the budget
-    # document and the run's total-spend counter shards (so a concurrent settle or
-    # add_spend conflicts with it), checks spent + reserved + nano <= cap and writes the
-    # budget document. Write rate: a document sustains about one write per second, and
-    # every reserve and settle writes the budget document, so a fleet making more calls
-    # than that uses block reservations (DOCFLEET_CATALOGUE_BLOCK_CALLS; the catalogue
-    # defaults to blocks on firestore://): one reserve and one settle per block of calls.
+    # -- fleet budget (issue 5; compare-and-set since issue 12) -----------------------
+    # One document ``…/meta/budget`` holds ``spent`` (the settled total), ``reserved`` and
+    # the live reservations ``{id: {nano, expires_at}}``. Every budget change is a
+    # compare-and-set on it, like the claims: read it, decide, write only if it is
+    # unchanged since the read (an ``update_time`` precondition; ``create`` when it does
+    # not exist yet), else re-read with backoff. No transaction, so no lock to time out
+    # (the emulator's "Transaction lock timeout" under racing reservers). A settle writes
+    # the budget document and the spend counter shards in one atomic batch, and
+    # ``add_spend`` increments ``spent`` in the same batch as its shards, so ``spent``
+    # always equals the rollup total. Write rate: a document sustains about one write per
+    # second, so a fleet making more calls than that uses block reservations
+    # (DOCFLEET_CATALOGUE_BLOCK_CALLS; the catalogue defaults to blocks on firestore://).
     def _budget_ref(self, run_id: str) -> Any:
         return self._run_ref(run_id).collection(META_COLLECTION).document("budget")
 
-    def _total_refs(self, run_id: str) -> list[Any]:
-        return [self._spend_ref(run_id, TOTAL_SPEND_KEY, s) for s in range(SPEND_SHARDS)]
+    def _budget_cas(self, op: str, run_id: str,
+                    change: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, T]],
+                    extra: Callable[[Any], None] | None = None) -> T:
+        """Compare-and-set on the budget document: ``change(data)`` returns (the new
+        document or ``None`` to write nothing, the result). ``extra(batch)`` adds writes
+        that commit atomically with it. A lost race re-reads, within the retry bound."""
+        from google.api_core import exceptions as gexc
+
+        ref = self._budget_ref(run_id)
+
+        def attempt() -> T:
+            snap = self._read(ref)
+            data = snap.to_dict() if snap.exists else {}
+            if "spent" not in data:  # a ledger written before `spent` was kept here
+                data["spent"] = self._spend(run_id).get(TOTAL_SPEND_KEY, 0)
+            doc, result = change(data)
+            if doc is None:
+                return result
+            if self._fault is not None and random.random() < self._fault:
+                raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
+            batch = self._client.batch()
+            if snap.exists:
+                batch.update(ref, doc, option=self._client.write_option(
+                    last_update_time=snap.update_time))
+            else:
+                batch.create(ref, doc)
+            if extra is not None:
+                extra(batch)
+            try:
+                batch.commit(retry=None, timeout=TIMEOUT)
+            except (gexc.FailedPrecondition, gexc.Conflict):
+                raise gexc.Aborted("the budget document changed since it was read") from None
+            return result
+
+        return self._call(op, attempt)
 
     def reserve_budget(
         self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
     ) -> bool:
-        def fn(transaction: Any) -> bool:
-            budget = self._read(self._budget_ref(run_id), transaction)
-            data = budget.to_dict() if budget.exists else {}
-            held = data.get("reservations") or {}
+        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+            held = dict(data.get("reservations") or {})
             if reservation_id in held:
-                return True
-            spent = sum(int((s.to_dict() or {}).get("nano") or 0) for s in transaction.get_all(
-                self._total_refs(run_id), retry=None, timeout=TIMEOUT) if s.exists)
+                return None, True
             reserved = int(data.get("reserved") or 0)
-            if spent + reserved + int(nano) > int(cap_nano):
-                return False
+            if int(data["spent"]) + reserved + int(nano) > int(cap_nano):
+                return None, False
             held[reservation_id] = {"nano": int(nano), "expires_at": float(expires_at)}
-            transaction.set(self._budget_ref(run_id),
-                            {"reserved": reserved + int(nano), "reservations": held})
-            return True
+            return {"spent": int(data["spent"]), "reserved": reserved + int(nano),
+                    "reservations": held}, True
 
-        return self._tx("reserve_budget", fn)
+        return self._budget_cas("reserve_budget", run_id, change)
 
     def settle_reservation(
         self, run_id: str, reservation_id: str, spend: Mapping[str, int]
@@ -653,50 +845,44 @@ class FirestoreStateStore:
         amounts[TOTAL_SPEND_KEY] = sum(amounts.values())
         shard = random.randrange(SPEND_SHARDS)
 
-        def fn(transaction: Any) -> bool:
-            budget = self._read(self._budget_ref(run_id), transaction)
-            data = budget.to_dict() if budget.exists else {}
-            held = data.get("reservations") or {}
+        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+            held = dict(data.get("reservations") or {})
             entry = held.pop(reservation_id, None)
-            if entry is not None:
-                transaction.set(self._budget_ref(run_id), {
-                    "reserved": int(data.get("reserved") or 0) - int(entry["nano"]),
-                    "reservations": held})
-            for key, amount in amounts.items():
-                transaction.set(self._spend_ref(run_id, key, shard),
-                                {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
-            return entry is not None
+            reserved = int(data.get("reserved") or 0) - (int(entry["nano"]) if entry else 0)
+            return {"spent": int(data["spent"]) + amounts[TOTAL_SPEND_KEY],
+                    "reserved": reserved, "reservations": held}, entry is not None
 
-        return self._tx("settle_reservation", fn)
+        def shards(batch: Any) -> None:
+            for key, amount in amounts.items():
+                batch.set(self._spend_ref(run_id, key, shard),
+                          {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
+
+        return self._budget_cas("settle_reservation", run_id, change, shards)
 
     def release_expired_reservations(self, run_id: str, now: float) -> int:
-        def fn(transaction: Any) -> int:
-            budget = self._read(self._budget_ref(run_id), transaction)
-            if not budget.exists:
-                return 0
-            data = budget.to_dict()
-            held = data.get("reservations") or {}
+        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, int]:
+            held = dict(data.get("reservations") or {})
             expired = [k for k, v in held.items() if float(v["expires_at"]) < now]
             if not expired:
-                return 0
+                return None, 0
             freed = sum(int(held.pop(k)["nano"]) for k in expired)
-            transaction.set(self._budget_ref(run_id), {
-                "reserved": int(data.get("reserved") or 0) - freed, "reservations": held})
-            return len(expired)
+            return {"spent": int(data["spent"]), "reserved": int(data.get("reserved") or 0)
+                    - freed, "reservations": held}, len(expired)
 
-        return self._tx("release_expired_reservations", fn)
+        return self._budget_cas("release_expired_reservations", run_id, change)
 
     def budget_state(self, run_id: str) -> BudgetState:
         snap = self._call("budget", lambda: self._read(self._budget_ref(run_id)))
         data = snap.to_dict() if snap.exists else {}
-        return BudgetState(self.total_spend(run_id), int(data.get("reserved") or 0),
+        spent = int(data["spent"]) if "spent" in data else self.total_spend(run_id)
+        return BudgetState(spent, int(data.get("reserved") or 0),
                            len(data.get("reservations") or {}))
 
     def close(self) -> None:
         self._client.close()
 
 
-def open_firestore_store(parsed: ParsedURI) -> FirestoreStateStore:
+def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> FirestoreStateStore:
     """Open ``firestore://PROJECT[/DATABASE]?prefix=…``. ``?emulator=HOST:PORT`` (tests)
     is the same as ``FIRESTORE_EMULATOR_HOST``."""
     if not parsed.netloc:
@@ -709,7 +895,8 @@ def open_firestore_store(parsed: ParsedURI) -> FirestoreStateStore:
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
-    retry = parsed.query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
     return FirestoreStateStore(parsed.netloc, database, prefix=parsed.query.get("prefix", ""),
-                               retry_seconds=float(retry) if retry else None,
+                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw),
                                claim_mode=parsed.query.get("claim", "precondition"))

@@ -3,7 +3,7 @@ reads it: URI parsing and settings validation (:func:`schemes`), :func:`open_sta
 telemetry's ``db.system.name``, the tests' contract and chaos suites and the benches
 (through :attr:`StateBackend.test_server`).
 
-Adding a backend is one module with an ``open_…(parsed) -> StateStore`` function, one
+Adding a backend is one module with an ``open_…(parsed, *, create) -> StateStore`` function, one
 :class:`StateBackend` entry below, and its test-server hook in ``tests/emulators.py`` /
 ``tests/backends.py``. Opening is lazy: a backend's module (and its SDK) is imported only
 when a URI of its scheme is opened.
@@ -26,11 +26,14 @@ if TYPE_CHECKING:
 class StateBackend:
     """One state-store backend.
 
-    ``opener`` is ``"module:function"``, the function taking a :class:`ParsedURI` and
+    ``opener`` is ``"module:function"``, the function taking a :class:`ParsedURI` (and
+    ``create``: false for read-only commands) and
     returning a :class:`StateStore` (it raises :class:`ConfigError` for a bad URI and
     :class:`MissingExtraError` naming ``extra`` when the SDK is missing). ``db_system`` is
     the OpenTelemetry ``db.system.name``. ``test_server`` names the pytest session fixture
     of ``tests/emulators.py`` that serves the backend in tests (``None``: nothing to start).
+    ``init`` is the ``"module:function"`` that ``docfleet store init`` runs on a parsed URI
+    (``None``: opening the store creates or checks what it needs).
     """
 
     scheme: str
@@ -39,20 +42,25 @@ class StateBackend:
     extra: str | None
     test_server: str | None
     example: str
+    init: str | None = None
 
-    def open(self, parsed: ParsedURI) -> StateStore:
-        """Import the backend's module and open the store ``parsed`` names."""
+    def open(self, parsed: ParsedURI, *, create: bool = True) -> StateStore:
+        """Import the backend's module and open the store ``parsed`` names; ``create=False``
+        (read-only commands) must not create anything."""
         module, _, function = self.opener.partition(":")
-        return getattr(importlib.import_module(module), function)(parsed)  # type: ignore[no-any-return]
+        opener = getattr(importlib.import_module(module), function)
+        return opener(parsed, create=create)  # type: ignore[no-any-return]
 
 
 BACKENDS: tuple[StateBackend, ...] = (
     StateBackend("sqlite", "docfleet.state.sqlite:open_sqlite_store", "sqlite", None, None,
-                 "sqlite:///.docfleet/state.db"),
+                 "sqlite:///.docfleet/state.db", init="docfleet.storeinit:_sqlite"),
     StateBackend("firestore", "docfleet.state.firestore:open_firestore_store",
-                 "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P"),
+                 "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P",
+                 init="docfleet.storeinit:_firestore"),
     StateBackend("dynamodb", "docfleet.state.dynamodb:open_dynamodb_store", "aws.dynamodb",
-                 "aws", "moto_emulator", "dynamodb://TABLE?region=R"),
+                 "aws", "moto_emulator", "dynamodb://TABLE?region=R",
+                 init="docfleet.storeinit:_dynamodb"),
     StateBackend("postgresql", "docfleet.state.postgres:open_postgres_store", "postgresql",
                  "postgres", "postgres_server", "postgresql://USER@HOST:5432/DB?schema=S"),
 )

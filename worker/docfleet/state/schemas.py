@@ -12,6 +12,19 @@ from typing import Any
 FIRESTORE_RUNS_COLLECTION = "runs"
 FIRESTORE_UNITS_COLLECTION = "units"
 FIRESTORE_SPEND_COLLECTION = "spend"
+#: Progress counter shards ``.../counts/{shard:03d}`` (``shard = idx % shards``, see
+#: :func:`firestore_count_shards`), one field per unit state, incremented in the same
+#: write as each transition.
+FIRESTORE_COUNTS_COLLECTION = "counts"
+
+
+def firestore_count_shards(unit_count: int) -> int:
+    """Counter documents of a run of ``unit_count`` units: 16, plus one per 2,000 units
+    past 32,000, at most 400 (they are written with the plan marker in one batch, whose
+    limit is 500 writes). A document sustains about one write per second; each unit
+    moves its shard about twice (claim, completion), so a fleet finishing R units/s keeps
+    a shard under 1 write/s while ``2R <= shards`` (400 shards: R = 200 units/s)."""
+    return min(400, max(16, -(-unit_count // 2000)))
 
 #: The composite indexes the claim and reclaim queries need (collection group ``units``):
 #: claim: ``state == PENDING`` ordered by ``idx``; reclaim: ``state == RUNNING`` and
@@ -38,6 +51,17 @@ FIRESTORE_INDEXES: list[dict[str, Any]] = [
 #: ``pending_sk = idx``. ``leases`` holds a unit only while RUNNING (``lease_pk = run_id``,
 #: ``lease_sk = lease_expires_at``) for the explicit reclaim.
 DYNAMODB_PENDING_SHARDS = 4
+#: Progress counter items ``sk=COUNT#{shard:03d}`` (``shard = idx % shards``, see
+#: :func:`dynamodb_count_shards`): one attribute per unit state, moved by ``ADD`` in the
+#: same transaction as the transition; ``sk=FINALIZER`` holds the finalizer lease.
+
+
+def dynamodb_count_shards(unit_count: int) -> int:
+    """Counter items of a run of ``unit_count`` units: 8, plus one per 10,000 units past
+    80,000, at most 96 (they are written with the plan marker in one transaction, whose
+    limit is 100 items; one Query reads them all). An item sustains 1,000 write units/s
+    and a transition costs its counter 2 (transactional): ``4R <= 1000 * shards``."""
+    return min(96, max(8, -(-unit_count // 10000)))
 DYNAMODB_TABLE: dict[str, Any] = {
     "KeySchema": [
         {"AttributeName": "pk", "KeyType": "HASH"},

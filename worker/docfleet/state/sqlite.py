@@ -1,14 +1,17 @@
 """The embedded default state store: one SQLite file shared by every local process.
 
 Every write is one ``BEGIN IMMEDIATE`` transaction, so a claim's read-check-write is
-atomic across processes. The claim also reclaims expired leases inside the same lock,
-so a draining fleet heals a dead peer's unit without a ``resume``. WAL mode and a busy
+atomic across processes. As on every backend, a claim never reclaims by comparing its own
+clock with a lease's expiry (a task with a fast clock would steal live leases); an idle
+worker reclaims a dead peer's unit once it has itself seen the lease go unrenewed for a
+whole lease (:class:`docfleet.lease.LeaseWatch`). WAL mode and a busy
 timeout let many processes share the file; a lock held longer than the retry bound
 raises :class:`StoreUnavailableError`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import threading
@@ -18,7 +21,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docfleet.errors import ConfigError, RunNotFoundError, StoreUnavailableError
+from docfleet.errors import (
+    ConfigError,
+    DocfleetError,
+    RunNotFoundError,
+    StoreUnavailableError,
+)
 from docfleet.models import (
     Claim,
     Progress,
@@ -76,6 +84,11 @@ CREATE TABLE IF NOT EXISTS quarantine (
     provider TEXT NOT NULL,
     PRIMARY KEY (run_id, provider)
 );
+CREATE TABLE IF NOT EXISTS finalizers (
+    run_id TEXT PRIMARY KEY,
+    owner TEXT NOT NULL,
+    expires_at REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS reservations (
     run_id TEXT NOT NULL,
     rid TEXT NOT NULL,
@@ -111,15 +124,38 @@ class SQLiteStateStore:
     lost_races = 0
 
     def __init__(
-        self, path: str | Path, *, busy_timeout: float = 10.0, retry_seconds: float = 60.0
+        self, path: str | Path, *, busy_timeout: float = 10.0, retry_seconds: float = 60.0,
+        create: bool = True,
     ) -> None:
+        """Open (``create``: create if missing, with its folders) the SQLite file at
+        ``path``. Raises :class:`ConfigError` for a path that is a directory or a file that
+        is not a docfleet SQLite state store, :class:`RunNotFoundError` when ``create`` is
+        false and the file does not exist (read-only commands never create state), and
+        :class:`StoreUnavailableError` (exit 4) for a full or failing disk."""
         self.path = Path(path)
         self.uri = f"sqlite:///{self.path}"
         self.busy_timeout = busy_timeout
         self.retry_seconds = retry_seconds
         self._local = threading.local()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._retry(self._init_schema)
+        self._opcounts: Any = None  # set by docfleet.state.opcount.instrument
+        if self.path.is_dir():
+            raise ConfigError(f"state store {self.uri} is a directory, not a database file",
+                              "name a file, e.g. sqlite:///.docfleet/state.db")
+        if not create and not self.path.exists():
+            raise RunNotFoundError(f"state store {self.uri} does not exist",
+                                   "check --state / DOCFLEET_STATE (nothing was created)")
+        if create:
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise ConfigError(f"cannot create the folder of state store {self.uri}: "
+                                  f"{exc.strerror or exc}", "check the path") from None
+            self._retry(self._init_schema)
+        else:
+            self._retry(self._check_schema)
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)
 
     # -- plumbing ---------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:
@@ -132,6 +168,10 @@ class SQLiteStateStore:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA synchronous = NORMAL")
+            if self._opcounts is not None:
+                from docfleet.state import opcount
+
+                opcount.attach_sqlite(conn, self._opcounts)
             self._local.conn = conn
         return conn
 
@@ -145,17 +185,48 @@ class SQLiteStateStore:
                 if stmt.strip():
                     c.execute(stmt)
 
+    def _check_schema(self) -> None:
+        """A read-only open: the file must already be a docfleet state store."""
+        row = self._conn().execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+            "('runs', 'units')").fetchone()
+        if row[0] != 2:
+            raise ConfigError(f"state store {self.uri} is an SQLite file but not a docfleet "
+                              "state store", "check --state / DOCFLEET_STATE")
+
+    def _error(self, exc: sqlite3.Error) -> DocfleetError:
+        """The one-line error for an SQLite failure that retrying cannot fix."""
+        msg = str(exc)
+        low = msg.lower()
+        if "full" in low or "disk i/o" in low:
+            return StoreUnavailableError(
+                f"state store {self.uri} cannot write: {msg}",
+                "free space on its disk (or fix the volume), then run the task again")
+        if "not a database" in low or "malformed" in low:
+            return ConfigError(f"state store {self.uri} is not an SQLite database ({msg})",
+                               "check --state / DOCFLEET_STATE names a docfleet state file")
+        if "readonly" in low or "unable to open" in low:
+            return ConfigError(f"cannot open state store {self.uri}: {msg}",
+                               "check the path exists and is writable")
+        return StoreUnavailableError(f"state store {self.uri}: {msg}",
+                                     "check the database file")
+
     def _retry(self, fn: Callable[[], T]) -> T:
-        """Run ``fn``, retrying 'database is locked' with backoff up to ``retry_seconds``."""
+        """Run ``fn``, retrying 'database is locked' with backoff up to ``retry_seconds``.
+        Other SQLite failures raise their one-line :class:`DocfleetError` (:meth:`_error`)."""
         deadline = time.monotonic() + self.retry_seconds
         delay = 0.05
         while True:
             try:
                 return fn()
-            except sqlite3.OperationalError as exc:
+            except sqlite3.Error as exc:
                 msg = str(exc).lower()
-                if "locked" not in msg and "busy" not in msg:
-                    raise
+                if not isinstance(exc, sqlite3.OperationalError) or (
+                        "locked" not in msg and "busy" not in msg):
+                    with contextlib.suppress(sqlite3.Error):
+                        if self._conn().in_transaction:
+                            self._conn().execute("ROLLBACK")
+                    raise self._error(exc) from None
                 if time.monotonic() >= deadline:
                     raise StoreUnavailableError(
                         f"state store {self.uri} stayed locked for {self.retry_seconds:.0f}s",
@@ -245,6 +316,18 @@ class SQLiteStateStore:
         )
         return Run.from_record(row) if row else None
 
+    def list_runs(self) -> list[Run]:
+        rows = self._read(lambda c: c.execute("SELECT * FROM runs ORDER BY run_id").fetchall())
+        return [Run.from_record(row) for row in rows]
+
+    def delete_run(self, run_id: str) -> bool:
+        def tx(conn: sqlite3.Connection) -> bool:
+            for table in ("units", "spend", "quarantine", "reservations"):
+                conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+            return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
+
+        return self._write(tx)
+
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
     ) -> bool:
@@ -274,10 +357,6 @@ class SQLiteStateStore:
             ).fetchone()
             if max_row is None:
                 return None
-            conn.execute(
-                _RECLAIM_SQL,
-                {"run_id": run_id, "now": now, "max_attempts": max_row["max_attempts"]},
-            )
             row = conn.execute(
                 "SELECT idx, start, count, attempts, generation FROM units"
                 " WHERE run_id = ? AND state = 'PENDING' AND idx >= ? ORDER BY idx LIMIT 1",
@@ -347,6 +426,34 @@ class SQLiteStateStore:
             _RECLAIM_SQL, {"run_id": run_id, "now": now, "max_attempts": max_attempts}
         ).rowcount)
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        rows = self._read(lambda c: c.execute(
+            "SELECT idx, start, count, attempts, lease_owner, lease_expires_at FROM units"
+            " WHERE run_id = ? AND state = 'RUNNING' ORDER BY idx", (run_id,)).fetchall())
+        return [Unit(run_id, r["idx"], r["start"], r["count"], UnitState.RUNNING,
+                     attempts=r["attempts"], lease_owner=r["lease_owner"],
+                     lease_expires_at=r["lease_expires_at"]) for r in rows]
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        rows = [{"run_id": run_id, "idx": u.index, "seen": u.lease_expires_at,
+                 "owner": u.lease_owner, "max_attempts": max_attempts, "now": now}
+                for u in stale]
+        if not rows:
+            return 0
+        return self._write(lambda c: c.executemany(
+            "UPDATE units SET"
+            " state = CASE WHEN attempts >= :max_attempts THEN 'FAILED' ELSE 'PENDING' END,"
+            " last_error = CASE WHEN attempts >= :max_attempts THEN 'lease expired after '"
+            " || attempts || ' attempts (not renewed; last owner ' || lease_owner || ')'"
+            " ELSE last_error END,"
+            " finished_at = CASE WHEN attempts >= :max_attempts THEN :now ELSE finished_at END,"
+            " lease_owner = NULL, lease_expires_at = NULL"
+            " WHERE run_id = :run_id AND idx = :idx AND state = 'RUNNING'"
+            " AND lease_expires_at = :seen AND (:owner IS NULL OR lease_owner = :owner)",
+            rows).rowcount)
+
     def reset_failed_units(self, run_id: str, now: float) -> int:
         return self._write(lambda c: c.execute(
             "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL"
@@ -368,6 +475,16 @@ class SQLiteStateStore:
             "SELECT state, COUNT(*) AS n FROM units WHERE run_id = ? GROUP BY state", (run_id,)
         ).fetchall())
         return Progress({UnitState(r["state"]): r["n"] for r in rows})
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        return self._write(lambda c: c.execute(
+            "INSERT INTO finalizers (run_id, owner, expires_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner,"
+            " expires_at = excluded.expires_at"
+            " WHERE finalizers.owner = excluded.owner OR finalizers.expires_at < ?",
+            (run_id, owner, now + lease_seconds, now),
+        ).rowcount == 1)
 
     def units(self, run_id: str) -> list[Unit]:
         rows = self._read(lambda c: c.execute(
@@ -496,13 +613,19 @@ class SQLiteStateStore:
 
 
 
-def open_sqlite_store(parsed: ParsedURI) -> SQLiteStateStore:
+def open_sqlite_store(parsed: ParsedURI, *, create: bool = True) -> SQLiteStateStore:
     """Open ``sqlite:///relative/path`` or ``sqlite:////absolute/path`` (SQLAlchemy's
-    convention). Raises :class:`ConfigError` for a URI that names no file."""
-    path = parsed.netloc + parsed.path if parsed.netloc else parsed.path[1:]
+    convention). Raises :class:`ConfigError` for a URI with a host part or that names no
+    file; with ``create=False``, :class:`RunNotFoundError` for a file that does not exist."""
+    if parsed.netloc:
+        raise ConfigError(
+            f"state URI {parsed.raw!r} has a host part ({parsed.netloc!r}); SQLite is a local file",
+            "use sqlite:///relative/state.db or sqlite:////absolute/state.db",
+        )
+    path = parsed.path[1:]
     if not path or path.endswith("/"):
         raise ConfigError(
             f"state URI {parsed.raw!r} names no database file",
             "use sqlite:///relative/state.db or sqlite:////absolute/state.db",
         )
-    return SQLiteStateStore(path)
+    return SQLiteStateStore(path, create=create)

@@ -1,3 +1,4 @@
+environment         = "dev"
 project_id          = "docfleet-dev"
 region              = "europe-west1"
 task_count          = 4

@@ -1,10 +1,14 @@
+# The one root of every Google Cloud environment. Each environment is a pair of files in
+# config/: <env>.tfvars (its inputs) and <env>.backend.hcl (where its state lives):
+#   terraform init -reconfigure -backend-config=config/dev.backend.hcl
+#   terraform plan -var-file=config/dev.tfvars
 provider "google" {
   project = var.project_id
   region  = var.region
 }
 
 module "docfleet" {
-  source = "../../modules/gcp"
+  source = "../modules/gcp"
 
   project_id          = var.project_id
   region              = var.region
@@ -24,5 +28,5 @@ module "docfleet" {
   deletion_protection = var.deletion_protection
   deployer_members    = var.deployer_members
   ci_members          = var.ci_members
-  labels              = merge({ app = "docfleet", env = "prod" }, var.labels)
+  labels              = merge({ app = "docfleet", env = var.environment }, var.labels)
 }

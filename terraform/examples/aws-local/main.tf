@@ -1,5 +1,5 @@
-# Test root for tests/infra/test_aws_apply.py: the AWS module applied against a local moto
-# server. Never points at AWS: every endpoint is var.endpoint (127.0.0.1).
+# Example root: the AWS module applied against a local moto server (tests/infra/test_aws_apply.py
+# applies it for real). Never points at AWS: every endpoint is var.endpoint (127.0.0.1).
 terraform {
   required_version = ">= 1.5"
   required_providers {
@@ -40,7 +40,7 @@ provider "aws" {
 }
 
 module "docfleet" {
-  source = "../../../terraform/modules/aws"
+  source = "../../modules/aws"
 
   name                = var.name
   force_destroy       = true
@@ -52,21 +52,26 @@ module "docfleet" {
 }
 
 output "table_name" {
-  value = module.docfleet.table_name
+  description = "The DynamoDB state table."
+  value       = module.docfleet.table_name
 }
 
 output "bucket" {
-  value = module.docfleet.bucket
+  description = "The S3 output bucket."
+  value       = module.docfleet.bucket
 }
 
 output "state_uri" {
-  value = module.docfleet.state_uri
+  description = "DOCFLEET_STATE for workers."
+  value       = module.docfleet.state_uri
 }
 
 output "out_uri" {
-  value = module.docfleet.out_uri
+  description = "DOCFLEET_OUT for workers."
+  value       = module.docfleet.out_uri
 }
 
 output "job_definition_arn" {
-  value = module.docfleet.job_definition_arn
+  description = "The AWS Batch job definition."
+  value       = module.docfleet.job_definition_arn
 }

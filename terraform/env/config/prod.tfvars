@@ -1,3 +1,4 @@
+environment         = "prod"
 project_id          = "docfleet-prod"
 region              = "europe-west1"
 task_count          = 50

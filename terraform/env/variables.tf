@@ -1,3 +1,13 @@
+variable "environment" {
+  description = "Environment name (dev, prod, …): the env label and the config/<environment>.* files."
+  type        = string
+
+  validation {
+    condition     = can(regex("^[a-z][a-z0-9-]{0,19}$", var.environment))
+    error_message = "environment: lower-case letters, digits and dashes, at most 20 characters."
+  }
+}
+
 variable "project_id" {
   description = "Google Cloud project of this environment."
   type        = string

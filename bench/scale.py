@@ -1,0 +1,370 @@
+"""Store traffic at scale: how many store operations a fleet makes per claim, per unit,
+per idle task-second and per run, on every state store, counted at each task's own store
+client (``DOCFLEET_STORE_OPS``, :mod:`docfleet.state.opcount`); then a written model
+extrapolates to N = 10,000 tasks and U = 1,000,000 units, prices it with the stores'
+published per-operation prices and checks it against their documented limits.
+
+    python bench/scale.py                                   # the full grid (slow)
+    python bench/scale.py --backends sqlite --tasks 2,8 --units 100,1000
+    python bench/scale.py --model-only                      # re-price the last results
+
+Each cell runs N real ``docfleet work`` processes (the ``bench`` pack, one document per
+unit, file:// outputs) over U units. Once every other unit is DONE the benchmark holds
+the last unit for ``--hold`` seconds, so the whole fleet lingers (idle polls, reclaim
+queries) and waits at the end, as it would on one slow unit; then it releases it. Cloud
+stores run on the emulators of tests/emulators.py (started here, stopped at the end).
+Counts are what the clients sent; billed units follow the rules in opcount's docstring.
+Writes JSON to bench/results/scale.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from docfleet import pacing
+from docfleet.models import UnitState
+from docfleet.state import open_state_store
+from docfleet.state.opcount import FIELDS, load, marks, phase_totals
+from docfleet.state.schemas import dynamodb_count_shards, firestore_count_shards
+
+RESULTS = Path(__file__).parent / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from claims import CloudBackends  # noqa: E402
+
+# Published prices (USD), list prices retrieved 2026-12: DynamoDB on-demand, us-east-1
+# (aws.amazon.com/dynamodb/pricing/on-demand: $0.125 per million read request units,
+# $0.625 per million write request units); Firestore, nam5 multi-region
+# (cloud.google.com/firestore/pricing: $0.06 per 100,000 document reads, $0.18 per
+# 100,000 writes). SQLite is a local file: no per-operation price.
+PRICES = {
+    "dynamodb": {"read": 0.125 / 1e6, "write": 0.625 / 1e6},
+    "firestore": {"read": 0.06 / 1e5, "write": 0.18 / 1e5},
+    "sqlite": {"read": 0.0, "write": 0.0},
+}
+TARGET_N, TARGET_U = 10_000, 1_000_000
+#: Model assumptions: a unit's work time, the lease (a worker's default), linger.
+UNIT_SECONDS, LEASE_SECONDS, LINGER_SECONDS = 60.0, 30.0, 60.0
+
+
+def fleet_env(state: str, out: str, run_id: str, units: int, tasks: int, ops: Path
+              ) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
+    env.update(DOCFLEET_STATE=state, DOCFLEET_OUT=out, DOCFLEET_RUN_ID=run_id,
+               DOCFLEET_TOTAL=str(units), DOCFLEET_UNIT_SIZE="1", DOCFLEET_PACK="bench",
+               DOCFLEET_TASK_COUNT=str(tasks), DOCFLEET_LOG_FORMAT="json",
+               DOCFLEET_POLL_SECONDS="0.5", DOCFLEET_LEASE_SECONDS=str(LEASE_SECONDS),
+               DOCFLEET_STORE_OPS=str(ops / "ops-{pid}.json"), NO_GCE_CHECK="true")
+    return env
+
+
+def run_cell(state: str, tasks: int, units: int, hold: float, tmp: Path) -> dict[str, Any]:
+    """One fleet of ``tasks`` processes over ``units`` units; returns the cell's counts."""
+    run_id = f"scale-{uuid.uuid4().hex[:8]}"
+    ops = tmp / run_id
+    ops.mkdir(parents=True)
+    env = fleet_env(state, f"file://{tmp / 'out'}", run_id, units, tasks, ops)
+    t0 = time.monotonic()
+    procs = []
+    for i in range(tasks):
+        with (ops / f"task-{i}.log").open("wb") as log:
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "docfleet", "work"],
+                env={**env, "DOCFLEET_TASK_INDEX": str(i)}, stdout=log,
+                stderr=subprocess.STDOUT))
+    store = open_state_store(state)
+    held = None
+    try:
+        while held is None:
+            if time.monotonic() - t0 > 3600 or all(p.poll() is not None for p in procs):
+                raise RuntimeError(f"fleet of {tasks} over {units} units never got planned "
+                                   f"or ended early (logs in {ops})")
+            run = store.get_run(run_id)
+            if run is not None and run.planned:
+                held = store.claim_next_unit(run_id, "bench-holder", units - 1, 600.0,
+                                             time.time())
+                if held is None:
+                    raise RuntimeError("the fleet drained before the bench held a unit")
+            else:
+                time.sleep(0.05)
+        while store.progress(run_id)[UnitState.DONE] < units - 1:
+            if all(p.poll() is not None for p in procs):
+                raise RuntimeError(f"the fleet exited before draining (logs in {ops})")
+            time.sleep(0.2)
+        drained = time.monotonic()
+        time.sleep(hold)
+        store.release_unit(held, time.time())
+        codes = [p.wait(1800) for p in procs]
+        wall = time.monotonic() - t0
+        completed = store.get_run(run_id).state.value
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        store.close()
+    dumps = load(list(ops.glob("ops-*.json")))
+    shutil.rmtree(tmp / "out" / run_id, ignore_errors=True)
+    return summarize(dumps, tasks, units, hold, wall, drained - t0, codes, completed)
+
+
+def _sum(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {k: sum(r[k] for r in rows) for k in FIELDS}
+
+
+def _per(total: dict[str, float], n: float) -> dict[str, float]:
+    return {k: round(v / n, 3) if n else 0.0 for k, v in total.items()}
+
+
+def summarize(dumps: list[dict[str, Any]], tasks: int, units: int, hold: float, wall: float,
+              drain_s: float, codes: list[int], state: str) -> dict[str, Any]:
+    per_task = []
+    for d in dumps:
+        m = marks(d)
+        per_task.append({
+            "finalizer": bool(m.get("finalizer")), "marks": m,
+            "phases": {ph: phase_totals(d, ph) for ph in d.get("ops", {})},
+        })
+    fin = [t for t in per_task if t["finalizer"]]
+    others = [t for t in per_task if not t["finalizer"]]
+    zero = dict.fromkeys(FIELDS, 0.0)
+    claims = sum(t["marks"].get("claim", 0) for t in per_task)
+    idle_polls = sum(t["marks"].get("idle_poll", 0) for t in per_task)
+    idle_s = sum(t["marks"].get("idle_ms", 0) for t in per_task) / 1000
+    drain = _sum([t["phases"].get("drain", zero) for t in per_task])
+    plan = _sum([t["phases"].get("plan", zero) for t in per_task])
+    idle = _sum([t["phases"].get("idle", zero) for t in per_task])
+    fin_finish = _sum([t["phases"].get("finish", zero) for t in fin])
+    end_others = [t["phases"].get("finish", zero) for t in others]
+    work = _sum([drain, fin_finish])
+    return {
+        "tasks": tasks, "units": units, "codes_ok": all(c == 0 for c in codes),
+        "run_state": state, "finalizers": len(fin), "wall_s": round(wall, 1),
+        "drain_s": round(drain_s, 1), "hold_s": hold,
+        "per_claim": _per(drain, claims),
+        "per_unit": _per(work, units),
+        "plan_per_unit": _per(plan, units),
+        "per_idle_poll": _per(idle, idle_polls),
+        "per_idle_task_s": _per(idle, idle_s),
+        "fleet_idle_polls_per_s": round(idle_polls / max(hold, 1e-9), 2),
+        "fleet_idle_reads_per_s": round(idle["read_units"] / max(hold, 1e-9), 2),
+        "end_per_task_max": {k: max((r[k] for r in end_others), default=0.0)
+                             for k in FIELDS},
+        "finalizer_per_unit": _per(fin_finish, units),
+    }
+
+
+# -- the model --------------------------------------------------------------------------
+def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """Extrapolate to TARGET_N * TARGET_U from the measured per-operation costs.
+
+    Terms (read units r, write units w; one unit = one work unit):
+      work      = U * per_unit          (claim, heartbeat, complete, the finalizer's read)
+      plan      = U * plan_per_unit + N * cold-start reads (1 each)
+      idle      = N * first dry poll + FLEET_IDLE_POLLS_PER_SECOND * per_idle_poll *
+                  linger seconds        (the fleet budget holds from the first wait)
+      end       = N * end_per_task     (non-finalizers: O(1) each)
+    A term is flagged when its per-unit (or per-task) cost grew by more than 1.5x from the
+    smallest to the largest measured U (or N), or when it depends on U by design (the
+    counter shards below)."""
+    ok = [c for c in cells if "per_unit" in c]
+    if not ok:
+        return {"backend": backend, "error": "no measured cells"}
+    by_u = sorted(ok, key=lambda c: (c["units"], c["tasks"]))
+    by_n = sorted(ok, key=lambda c: (c["tasks"], c["units"]))
+    big = by_u[-1]
+    flags = []
+
+    def growth(rows: list[dict[str, Any]], key: str, axis: str) -> None:
+        first, last = rows[0], rows[-1]
+        if first[axis] == last[axis]:
+            return
+        for f in ("read_units", "write_units"):
+            a, b = first[key][f], last[key][f]
+            if b > 1.5 * a + 1.0:
+                flags.append(f"{key}.{f} grew {a:.2f} -> {b:.2f} as {axis} went "
+                             f"{first[axis]} -> {last[axis]}")
+
+    for key in ("per_claim", "per_unit", "per_idle_poll", "end_per_task_max"):
+        growth(by_u, key, "units")
+        growth(by_n, key, "tasks")
+    per_poll = dict(big["per_idle_poll"])
+    extra_shards = 0
+    if backend == "firestore":
+        extra_shards = firestore_count_shards(TARGET_U) - firestore_count_shards(big["units"])
+        flags.append(f"counter shards grow with U by design: {firestore_count_shards(TARGET_U)}"
+                     " documents at U=1e6 (progress stays one aggregation read; each shard "
+                     "takes ~2 writes per unit of its own)")
+    if backend == "dynamodb":
+        extra_shards = dynamodb_count_shards(TARGET_U) - dynamodb_count_shards(big["units"])
+        per_poll["read_units"] += math.ceil(extra_shards * 120 / 4096)
+        flags.append(f"counter items grow with U by design: {dynamodb_count_shards(TARGET_U)} "
+                     "items at U=1e6, read by one Query (~3 read units)")
+    n, u = TARGET_N, TARGET_U
+    terms = {
+        "work": {k: u * big["per_unit"][k] for k in ("read_units", "write_units")},
+        "plan": {"read_units": u * big["plan_per_unit"]["read_units"] + n,
+                 "write_units": u * big["plan_per_unit"]["write_units"]},
+        "idle": {k: (n + pacing.FLEET_IDLE_POLLS_PER_SECOND * LINGER_SECONDS) * per_poll[k]
+                 for k in ("read_units", "write_units")},
+        "end": {k: n * big["end_per_task_max"][k] for k in ("read_units", "write_units")},
+    }
+    price = PRICES[backend]
+    total_r = sum(t["read_units"] for t in terms.values())
+    total_w = sum(t["write_units"] for t in terms.values())
+    cost = total_r * price["read"] + total_w * price["write"]
+    completion_rate = n / UNIT_SECONDS  # units/s at full fleet
+    limits = limits_check(backend, completion_rate, big)
+    return {
+        "backend": backend, "N": n, "U": u, "from_cell": {"tasks": big["tasks"],
+                                                        "units": big["units"]},
+        "terms": {k: {f: round(v, 0) for f, v in t.items()} for k, t in terms.items()},
+        "total_read_units": round(total_r), "total_write_units": round(total_w),
+        "cost_usd": round(cost, 2), "cost_usd_per_million_documents": round(cost * 1e6 / u, 2),
+        "flags": flags, "limits": limits,
+        "assumptions": {"unit_seconds": UNIT_SECONDS, "linger_seconds": LINGER_SECONDS,
+                        "fleet_idle_polls_per_s": pacing.FLEET_IDLE_POLLS_PER_SECOND,
+                        "prices": price},
+    }
+
+
+def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
+    """Peak rates of the 10,000-task run against the stores' documented limits."""
+    per_unit_w = big["per_unit"]["write_units"]
+    out: list[dict[str, Any]] = []
+    plan_cap = pacing.fleet_interval(0.5, TARGET_N, pacing.FLEET_PLAN_POLLS_PER_SECOND)
+    if backend == "dynamodb":
+        shards = dynamodb_count_shards(TARGET_U)
+        out += [
+            {"what": "counter item writes (WCU/s per item, limit 1,000)",
+             "value": round(4 * rate / shards, 1), "ok": 4 * rate / shards <= 1000},
+            {"what": "run partition writes (WCU/s; 1,000 per partition: needs DynamoDB's "
+                     "split-for-heat across unit sort keys)",
+             "value": round(rate * per_unit_w, 0), "ok": rate * per_unit_w <= 1000,
+             "note": "every unit item shares pk=RUN#id; adaptive capacity splits a hot "
+                     "partition by sort key, which the unit keys allow"},
+            {"what": "run marker reads while waiting for the plan (RCU/s, limit 3,000)",
+             "value": pacing.FLEET_PLAN_POLLS_PER_SECOND,
+             "ok": pacing.FLEET_PLAN_POLLS_PER_SECOND <= 3000},
+        ]
+    elif backend == "firestore":
+        shards = firestore_count_shards(TARGET_U)
+        out += [
+            {"what": "writes per counter document per second (~1 sustained)",
+             "value": round(2 * rate / shards, 2), "ok": 2 * rate / shards <= 1.0},
+            {"what": "document writes per second (500/50/5 ramp from 500 ops/s)",
+             "value": round(rate * per_unit_w, 0), "ok": rate * per_unit_w <= 500,
+             "note": "claim + renewals + completion; above 500/s the fleet must ramp up "
+                     "over the 500/50/5 rule (Cloud Run's task parallelism)"},
+            {"what": "reads of the run document per second while waiting for the plan",
+             "value": pacing.FLEET_PLAN_POLLS_PER_SECOND, "ok": True},
+        ]
+    out.append({"what": "longest wait after the plan lands before a task claims (s)",
+                "value": round(plan_cap * 4 / 3, 1), "ok": True})
+    return out
+
+
+def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
+    table = Table(title="store traffic per claim / unit / idle poll / idle task-second "
+                        "(read units r, write units w)")
+    for col in ("backend", "N", "U", "claim r/w", "unit r/w", "idle poll r/w",
+                "idle task-s r", "fleet idle r/s", "end/task r/w", "final r/unit", "ok"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        if "error" in r:
+            table.add_row(r["backend"], str(r["tasks"]), str(r["units"]), r["error"][:60],
+                          *[""] * 7)
+            continue
+
+        def rw(d: dict[str, float]) -> str:
+            return f"{d['read_units']:.2f}/{d['write_units']:.2f}"
+
+        table.add_row(r["backend"], str(r["tasks"]), str(r["units"]), rw(r["per_claim"]),
+                      rw(r["per_unit"]), rw(r["per_idle_poll"]),
+                      f"{r['per_idle_task_s']['read_units']:.3f}",
+                      f"{r['fleet_idle_reads_per_s']:.1f}", rw(r["end_per_task_max"]),
+                      f"{r['finalizer_per_unit']['read_units']:.2f}",
+                      "yes" if r["codes_ok"] and r["finalizers"] == 1 else "NO")
+    console = Console(width=170)
+    console.print(table)
+    mt = Table(title=f"model: N={TARGET_N:,} tasks, U={TARGET_U:,} units")
+    for col in ("backend", "work r/w", "plan r/w", "idle r/w", "end r/w", "USD/run",
+                "USD per 1M docs", "limits ok", "flags"):
+        mt.add_column(col, justify="right")
+    for m in models:
+        if "terms" not in m:
+            continue
+        t = m["terms"]
+
+        def rw2(d: dict[str, float]) -> str:
+            return f"{d['read_units']:.3g}/{d['write_units']:.3g}"
+
+        mt.add_row(m["backend"], rw2(t["work"]), rw2(t["plan"]), rw2(t["idle"]),
+                   rw2(t["end"]), f"{m['cost_usd']:.2f}",
+                   f"{m['cost_usd_per_million_documents']:.2f}",
+                   "yes" if all(x["ok"] for x in m["limits"]) else
+                   "; ".join(x["what"] for x in m["limits"] if not x["ok"])[:60],
+                   str(len(m["flags"])))
+    console.print(mt)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--backends", default="sqlite,firestore,dynamodb")
+    parser.add_argument("--tasks", default="2,8,32")
+    parser.add_argument("--units", default="100,1000,10000")
+    parser.add_argument("--hold", type=float, default=10.0,
+                        help="seconds the fleet lingers on the held unit")
+    parser.add_argument("--skip", default="",
+                        help="cells to skip, e.g. firestore:32:10000,dynamodb:*:10000")
+    parser.add_argument("--out", type=Path, default=RESULTS / "scale.json")
+    parser.add_argument("--model-only", action="store_true",
+                        help="re-run the model on the cells in --out")
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    if args.model_only:
+        rows = json.loads(args.out.read_text())["cells"]
+    else:
+        skip = {tuple(s.split(":")) for s in args.skip.split(",") if s}
+        tmp = Path(tempfile.mkdtemp(prefix="docfleet-scale-"))
+        with CloudBackends() as cloud:
+            for backend in args.backends.split(","):
+                for units in [int(x) for x in args.units.split(",")]:
+                    for tasks in [int(x) for x in args.tasks.split(",")]:
+                        if any(s[0] == backend and s[1] in ("*", str(tasks))
+                               and s[2] in ("*", str(units)) for s in skip):
+                            continue
+                        uri = (f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
+                               if backend == "sqlite" else cloud.uri(backend))
+                        try:
+                            row = run_cell(uri, tasks, units, args.hold, tmp)
+                        except RuntimeError as exc:
+                            row = {"tasks": tasks, "units": units, "error": str(exc)}
+                        rows.append({"backend": backend, **row})
+                        print(json.dumps({k: rows[-1][k] for k in
+                                          ("backend", "tasks", "units", "wall_s")
+                                          if k in rows[-1]}), flush=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+    models = [model(b, [r for r in rows if r["backend"] == b])
+              for b in dict.fromkeys(r["backend"] for r in rows)]
+    show(rows, models)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"bench": "scale", "cells": rows, "model": models},
+                                   indent=1) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

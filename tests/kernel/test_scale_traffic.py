@@ -1,0 +1,113 @@
+"""A task's store traffic does not grow with the run's size U or the fleet's size N
+(issue 18): real ``docfleet work`` fleets on every state store (the cloud ones on their
+emulators) count their own requests and billed reads at the store client
+(``DOCFLEET_STORE_OPS``); a test-held unit makes the fleet linger, so every task polls
+idle and waits at the end. Counts per claimed unit, per idle poll and per end-of-run wait
+are compared across U and N: counting operations, never timing them."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docfleet.models import UnitState
+from docfleet.state import open_state_store
+from docfleet.state.opcount import load, marks, phase_totals
+from fleet import start_fleet, wait_all, worker_env
+
+pytestmark = pytest.mark.fleet
+
+HOLD_SECONDS = 3.0
+
+
+def run_counted_fleet(state: str, tmp: Path, tasks: int, units: int) -> list[dict[str, Any]]:
+    """Run ``tasks`` workers over ``units`` one-document units while this test holds one
+    unit for HOLD_SECONDS after the rest are DONE; return per-task costs."""
+    run_id = f"scale-{uuid.uuid4().hex[:10]}"
+    ops = tmp / run_id
+    env = worker_env(state, f"file://{tmp / 'out'}", run_id, units, unit_size=1,
+                     BENCH_DOC_MS=20, LEASE_SECONDS=30,
+                     STORE_OPS=str(ops / "ops-{pid}.json"))
+    procs = start_fleet(env, tasks, ops / "logs")
+    store = open_state_store(state)
+    try:
+        deadline = time.monotonic() + 90
+        held = None
+        while held is None and time.monotonic() < deadline:
+            run = store.get_run(run_id)
+            if run is not None and run.planned:
+                held = store.claim_next_unit(run_id, "holder", units - 1, 30.0, time.time())
+                assert held is not None, "the fleet drained before the test could hold a unit"
+            else:
+                time.sleep(0.02)
+        assert held is not None, "the run was never planned"
+        while store.progress(run_id)[UnitState.DONE] < units - 1:
+            assert time.monotonic() < deadline, "the fleet did not drain the other units"
+            time.sleep(0.1)
+        time.sleep(HOLD_SECONDS)  # every task is idle now: lingering on the held unit
+        assert store.release_unit(held, time.time())
+        assert wait_all(procs, 120) == [0] * tasks
+        assert store.get_run(run_id).state.value == "COMPLETED"
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+        store.close()
+    dumps = load(list(ops.glob("ops-*.json")))
+    assert len(dumps) == tasks, f"{len(dumps)} op-count files for {tasks} tasks"
+    return [cost(d) for d in dumps]
+
+
+def per(total: dict[str, float], n: int) -> dict[str, float]:
+    return {k: v / max(n, 1) for k, v in total.items()}
+
+
+def cost(dump: dict[str, Any]) -> dict[str, Any]:
+    m = marks(dump)
+    return {
+        "finalizer": bool(m.get("finalizer")),
+        "claims": m.get("claim", 0),
+        "idle_polls": m.get("idle_poll", 0),
+        "per_claim": per(phase_totals(dump, "drain"), m.get("claim", 0)),
+        "per_idle_poll": per(phase_totals(dump, "idle"), m.get("idle_poll", 0)),
+        "per_end_wait": per(phase_totals(dump, "finish"), 1 + m.get("finalizer_wait", 0)),
+    }
+
+
+def worst(costs: list[dict[str, Any]], key: str, field: str,
+          finalizer: bool | None = None) -> float:
+    rows = [c for c in costs if finalizer is None or c["finalizer"] == finalizer]
+    return max(c[key][field] for c in rows)
+
+
+def assert_flat(small: list[dict[str, Any]], large: list[dict[str, Any]], what: str) -> None:
+    """``large``'s per-claim, per-idle-poll and per-end-wait costs (worst task) stay
+    within a constant of ``small``'s: traffic that grew with U or N would be ~10x."""
+    assert sum(c["finalizer"] for c in small) == 1 == sum(c["finalizer"] for c in large), \
+        "exactly one task finalizes"
+    assert all(c["idle_polls"] > 0 for c in small + large), "every task lingered"
+    for field in ("requests", "read_units"):
+        for key, finalizer, factor, slack in (
+            ("per_claim", None, 2.0, 4.0),
+            ("per_idle_poll", None, 1.5, 2.0),
+            ("per_end_wait", False, 1.5, 2.0),  # a finalizer reads every unit once
+        ):
+            a, b = worst(small, key, field, finalizer), worst(large, key, field, finalizer)
+            assert b <= factor * a + slack, (
+                f"{what}: {field} {key} grew from {a:.2f} to {b:.2f}")
+
+
+def test_task_traffic_is_flat_in_run_size(state_uri: str, tmp_path: Path) -> None:
+    small = run_counted_fleet(state_uri, tmp_path, 2, 8)
+    large = run_counted_fleet(state_uri, tmp_path, 2, 80)
+    assert_flat(small, large, "U 8 -> 80")
+
+
+def test_task_traffic_is_flat_in_fleet_size(state_uri: str, tmp_path: Path) -> None:
+    small = run_counted_fleet(state_uri, tmp_path, 2, 30)
+    large = run_counted_fleet(state_uri, tmp_path, 6, 30)
+    assert_flat(small, large, "N 2 -> 6")
