@@ -322,6 +322,9 @@ class PostgresStateStore:
         self._listening = False
         self._create = create
         self._opcounts: Any = None  # set by docfleet.state.opcount.instrument
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)  # DOCFLEET_STORE_OPS: count this store's statements
         self._call("open", self._main, self._ensure_schema)
 
     # -- plumbing ---------------------------------------------------------------------
