@@ -155,6 +155,42 @@ def test_eight_processes_create_the_schema_once_and_it_is_versioned(
             "quarantine"} <= tables
 
 
+def test_a_version_1_schema_is_migrated_in_place_keeping_its_leases(
+    server: emulators.PostgresServer, schema: str
+) -> None:
+    from docfleet.state.postgres import MIGRATIONS
+
+    with psycopg.connect(server.dsn, autocommit=True) as conn:  # a store as v1 left it
+        conn.execute(f"CREATE SCHEMA {schema}")
+        conn.execute(f"SET search_path TO {schema}")
+        for stmt in MIGRATIONS[1].split(";"):
+            if stmt.strip():
+                conn.execute(stmt)
+        conn.execute("CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)")
+        conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+        conn.execute("INSERT INTO runs VALUES ('r', '{}', 'f', 3, 'RUNNING', true, 'p',"
+                     " 0, 0, 0)")
+        conn.execute("INSERT INTO units (run_id, idx, start, count, state, attempts,"
+                     " lease_owner, lease_expires_at) VALUES ('r', 0, 0, 1, 'RUNNING', 1,"
+                     " 'w#u0.g1', extract(epoch from now()) + 600)")
+    with pytest.raises(Exception, match="older than this"):  # read-only: never migrates
+        from docfleet.state.postgres import open_postgres_store
+        from docfleet.uris import parse_uri
+
+        open_postgres_store(parse_uri(server.uri(schema), ("postgresql",), "state"),
+                            create=False)
+    store = open_state_store(server.uri(schema))
+    try:
+        assert store.schema_version() == SCHEMA_VERSION  # type: ignore[attr-defined]
+        assert store.claim_next_unit("r", "x", 0, LEASE, clock.now()) is None  # still held
+        assert store.claim_finalizer("r", "x", 10.0, clock.now())  # v2's table
+    finally:
+        store.close()
+    with psycopg.connect(server.dsn) as conn:
+        deadline = conn.execute(f"SELECT lease_deadline FROM {schema}.units").fetchone()[0]
+    assert deadline is not None
+
+
 def test_a_newer_schema_is_refused_with_a_clear_error(
     store: PostgresStateStore, server: emulators.PostgresServer, schema: str
 ) -> None:
