@@ -13,7 +13,7 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY worker ./worker
 RUN python -m venv /opt/docfleet \
-    && /opt/docfleet/bin/pip install --no-cache-dir ".[gcp,aws,render,llm,export]" \
+    && /opt/docfleet/bin/pip install --no-cache-dir ".[gcp,aws,render,llm,export,postgres]" \
     && /opt/docfleet/bin/docfleet --version
 
 # -- runtime: Debian's chromium-headless-shell and fonts, tini, a non-root user ------------

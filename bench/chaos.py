@@ -6,6 +6,7 @@ scenario x backend -> rounds, units, kills, recovered, lost (must be 0), double-
 (must be 0), time to recover (p50/p99).
 
     python bench/chaos.py --rounds 5 [--backends sqlite,dynamodb] [--scenarios kills,skew]
+    python bench/chaos.py --rounds 1 --backends postgresql --scenarios storm --storm-tasks 32
 """
 
 from __future__ import annotations
@@ -98,6 +99,8 @@ def main() -> int:
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--scenarios", default=",".join(chaoslib.SCENARIOS))
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--storm-tasks", type=int, default=16,
+                        help="tasks of the cold-start storm (the issue's storm is 32)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "chaos.json")
     args = parser.parse_args()
     backends = [b for b in args.backends.split(",") if b]
@@ -115,7 +118,11 @@ def main() -> int:
                     seed = rng.randrange(2**31)
                     stack = stacks.new(backend)
                     try:
-                        result = chaoslib.SCENARIOS[scenario](stack, random.Random(seed))
+                        if scenario == "storm":
+                            result = chaoslib.storm(stack, random.Random(seed),
+                                                    tasks=args.storm_tasks)
+                        else:
+                            result = chaoslib.SCENARIOS[scenario](stack, random.Random(seed))
                     except Exception as exc:  # a scenario that could not finish
                         result = Result(scenario, backend,
                                         problems=[f"{type(exc).__name__}: {exc}"[:500]])

@@ -99,14 +99,11 @@ class Stack:
     def other_state(self) -> str:
         """A second, empty state store of the same backend (another SQLite file, another
         Firestore prefix, another DynamoDB table) sharing this stack's output."""
-        tag = uuid.uuid4().hex[:10]
-        if self.backend == "sqlite":
-            return f"sqlite:///{self.root / f'other-{tag}.db'}"
-        import emulators
+        from backends import STATE_URI_MAKERS  # a fresh namespace, per the registry
 
-        if self.backend == "firestore":
-            return emulators.firestore_uri(self.emulator, f"o{tag}-")
-        return emulators.make_dynamodb_table(self.emulator, f"other-{tag}")
+        scratch = self.root / f"other-{uuid.uuid4().hex[:10]}"
+        scratch.mkdir(parents=True)
+        return STATE_URI_MAKERS[self.backend](self.emulator, scratch)
 
 
 def new_run_id(prefix: str) -> str:

@@ -18,7 +18,7 @@ from infra_tools import REPO, TERRAFORM, load_dir, load_hcl
 
 from needs import require
 
-EXTRAS = "gcp,aws,render,llm,export"
+EXTRAS = "gcp,aws,render,llm,export,postgres"
 
 
 @pytest.fixture(scope="module")

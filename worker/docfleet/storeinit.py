@@ -43,10 +43,16 @@ def init_store(uri: str) -> list[Finding]:
     Raises :class:`ConfigError` for a URI that names no known store."""
     scheme = uri.split("://", 1)[0].lower() if "://" in uri else ""
     if scheme in STATE_SCHEMES:
+        import importlib
+
+        from docfleet.state.registry import backend
+
         parsed = parse_uri(uri, STATE_SCHEMES, "state store")
-        # one initialiser per backend that needs one, named _init_<scheme>; the registry
-        # (docfleet.state.registry) stays the only list of backends
-        return globals().get(f"_init_{parsed.scheme}", _other_state)(parsed)
+        hook = backend(parsed.scheme).init  # the registry names each backend's init
+        if hook is None:
+            return _other_state(parsed)
+        module, _, function = hook.partition(":")
+        return getattr(importlib.import_module(module), function)(parsed)  # type: ignore[no-any-return]
     parsed = parse_uri(uri, STATE_SCHEMES + BLOB_SCHEMES, "store")
     return {"file": _file, "gs": _gs, "s3": _s3}[parsed.scheme](parsed)
 

@@ -163,6 +163,8 @@ def instrument(store: Any, counts: OpCounts | None = None) -> None:
         _attach_boto(store._client, counts)
     elif kind == "FirestoreStateStore":
         _attach_firestore(store._client, counts)
+    elif kind == "PostgresStateStore":
+        store._opcounts = counts  # the store counts each statement it sends
     elif kind == "SQLiteStateStore":
         store._opcounts = counts  # the store's connections trace into it
         conn = getattr(store._local, "conn", None)
@@ -300,6 +302,16 @@ def _counted_stream(name: str, responses: Any, counts: OpCounts,
 
 
 # -- SQLite (statement trace) -----------------------------------------------------------
+def count_sql(counts: OpCounts, backend: str, sql: str) -> None:
+    """Count one SQL statement of ``backend``: a write statement (INSERT/UPDATE/DELETE) is
+    a write request, a SELECT (or WITH) a read request; other statements are not counted."""
+    head = sql.lstrip().split(None, 1)[0].upper() if sql.strip() else ""
+    if head in ("SELECT", "WITH"):
+        counts.add(f"{backend}.select", read_units=1.0)
+    elif head in ("INSERT", "UPDATE", "DELETE", "REPLACE"):
+        counts.add(f"{backend}.{head.lower()}", write_units=1.0)
+
+
 def attach_sqlite(conn: Any, counts: OpCounts) -> None:
     """Count every statement ``conn`` runs: a write statement (INSERT/UPDATE/DELETE) is a
     write request, a SELECT a read request; transaction control is not counted."""

@@ -47,7 +47,7 @@ from docfleet.uris import ParsedURI
 T = TypeVar("T")
 
 #: The schema version this code writes and reads; ``S.meta`` records the database's.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: version -> DDL that brings a schema from ``version - 1`` to ``version``. Append only.
 MIGRATIONS: dict[int, str] = {
@@ -108,6 +108,20 @@ CREATE TABLE quarantine (
     PRIMARY KEY (run_id, provider)
 );
 """,
+    # v2: the lease as the writer stated it (lease_expires_at, returned as stored: a renewal
+    # counter for LeaseWatch) apart from the deadline on the database's clock that reclaim
+    # judges (lease_deadline); the run's finalizer lease.
+    2: """
+ALTER TABLE units ADD COLUMN lease_deadline double precision;
+UPDATE units SET lease_deadline = lease_expires_at WHERE state = 'RUNNING';
+DROP INDEX units_running;
+CREATE INDEX units_running ON units (run_id, lease_deadline) WHERE state = 'RUNNING';
+CREATE TABLE finalizers (
+    run_id text PRIMARY KEY,
+    owner text NOT NULL,
+    expires_at double precision NOT NULL
+);
+""",
 }
 
 DEFAULT_SCHEMA = "docfleet"
@@ -124,7 +138,7 @@ WITH run AS (SELECT max_attempts FROM runs WHERE run_id = %(run)s),
 t AS (SELECT {_DB_NOW} + %(now)s AS now),
 spent AS (
     SELECT e.idx FROM units e, run, t
-    WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_expires_at < t.now
+    WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_deadline < t.now
       AND e.attempts >= run.max_attempts
     FOR UPDATE OF e SKIP LOCKED
 ),
@@ -132,14 +146,14 @@ failed AS (
     UPDATE units u SET state = 'FAILED',
         last_error = 'lease expired after ' || u.attempts || ' attempts (last owner '
                      || u.lease_owner || ')',
-        finished_at = t.now, lease_owner = NULL, lease_expires_at = NULL
+        finished_at = t.now, lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL
     FROM spent, t WHERE u.run_id = %(run)s AND u.idx = spent.idx
 ),
 expired AS (
     SELECT e.idx FROM units e, run, t
-    WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_expires_at < t.now
+    WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_deadline < t.now
       AND e.attempts < run.max_attempts
-    ORDER BY e.lease_expires_at LIMIT 1 FOR UPDATE OF e SKIP LOCKED
+    ORDER BY e.lease_deadline LIMIT 1 FOR UPDATE OF e SKIP LOCKED
 ),
 above AS (
     SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx >= %(hint)s
@@ -156,7 +170,8 @@ pick AS (
 UPDATE units u SET state = 'RUNNING', attempts = u.attempts + 1,
     generation = u.generation + 1,
     lease_owner = %(owner)s || '#u' || u.idx || '.g' || (u.generation + 1),
-    lease_expires_at = t.now + %(lease)s, claimed_at = t.now, worked_by = %(owner)s
+    lease_expires_at = %(stated)s, lease_deadline = t.now + %(lease)s, claimed_at = t.now,
+    worked_by = %(owner)s
 FROM pick, t, run
 WHERE u.run_id = %(run)s AND u.idx = pick.idx
 RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner
@@ -166,7 +181,7 @@ _RECLAIM_SQL = f"""
 WITH t AS (SELECT {_DB_NOW} + %(now)s AS now),
 e AS (
     SELECT x.idx FROM units x, t
-    WHERE x.run_id = %(run)s AND x.state = 'RUNNING' AND x.lease_expires_at < t.now
+    WHERE x.run_id = %(run)s AND x.state = 'RUNNING' AND x.lease_deadline < t.now
     FOR UPDATE OF x SKIP LOCKED
 )
 UPDATE units u SET
@@ -176,7 +191,7 @@ UPDATE units u SET
              || u.lease_owner || ')'
         ELSE u.last_error END,
     finished_at = CASE WHEN u.attempts >= %(max)s THEN t.now ELSE u.finished_at END,
-    lease_owner = NULL, lease_expires_at = NULL
+    lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL
 FROM e, t WHERE u.run_id = %(run)s AND u.idx = e.idx
 RETURNING u.state
 """
@@ -193,7 +208,7 @@ FROM runs WHERE run_id = %s
 """
 _UNIT_SELECT = f"""
 SELECT run_id, idx, start, count, state, attempts, generation, lease_owner,
-    lease_expires_at - {_DB_NOW} AS lease_expires_at, last_error,
+    lease_expires_at, last_error,
     claimed_at - {_DB_NOW} AS claimed_at, finished_at - {_DB_NOW} AS finished_at,
     part_sha256, worked_by
 FROM units WHERE run_id = %s ORDER BY idx
@@ -259,6 +274,23 @@ class _Connection:
                 conn.close()
 
 
+class _Counted:
+    """A connection that counts each statement it runs (:mod:`docfleet.state.opcount`)."""
+
+    def __init__(self, conn: Any, counts: Any) -> None:
+        self._conn = conn
+        self._counts = counts
+
+    def execute(self, query: Any, params: Any = None, **kw: Any) -> Any:
+        from docfleet.state.opcount import count_sql
+
+        count_sql(self._counts, "postgres", query if isinstance(query, str) else "")
+        return self._conn.execute(query, params, **kw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+
 class PostgresStateStore:
     """:class:`~docfleet.state.base.StateStore` over one PostgreSQL schema (protocol as of
     ``state/base.py``: coordination + ledger). Safe to share between the threads of one
@@ -268,7 +300,8 @@ class PostgresStateStore:
     lost_races = 0
 
     def __init__(self, conninfo: str, *, schema: str = DEFAULT_SCHEMA, display_uri: str,
-                 retry_seconds: float | None = None, connect_timeout: float = 10.0) -> None:
+                 retry_seconds: float | None = None, connect_timeout: float = 10.0,
+                 create: bool = True) -> None:
         self._psycopg = _psycopg()
         if not _SCHEMA_NAME.match(schema):
             raise ConfigError(f"state URI {display_uri!r}: '{schema}' is not a schema name",
@@ -287,6 +320,11 @@ class PostgresStateStore:
         self._main = _Connection(self, "main")
         self._beat = _Connection(self, "heartbeat")
         self._listening = False
+        self._create = create
+        self._opcounts: Any = None  # set by docfleet.state.opcount.instrument
+        from docfleet.state import opcount
+
+        opcount.maybe_instrument(self)  # DOCFLEET_STORE_OPS: count this store's statements
         self._call("open", self._main, self._ensure_schema)
 
     # -- plumbing ---------------------------------------------------------------------
@@ -312,7 +350,7 @@ class PostgresStateStore:
             with holder.lock:
                 conn = holder.get()
                 try:
-                    return fn(conn)
+                    return fn(conn if self._opcounts is None else _Counted(conn, self._opcounts))
                 except psycopg.Error:
                     if conn.closed or conn.broken:
                         holder.discard()
@@ -346,6 +384,7 @@ class PostgresStateStore:
         """Create or migrate the schema, idempotently, one process at a time."""
         psycopg = self._psycopg
         sql, ident = psycopg.sql.SQL, psycopg.sql.Identifier(self.schema)
+        row = None
         try:
             row = conn.execute(sql("SELECT value FROM {}.meta WHERE key = 'schema_version'")
                                .format(ident)).fetchone()
@@ -353,6 +392,16 @@ class PostgresStateStore:
                 return
         except psycopg.errors.UndefinedTable:
             pass
+        if not self._create:  # a read-only command never creates or migrates anything
+            if row is None:
+                raise RunNotFoundError(
+                    f"state store {self.uri} holds no docfleet schema '{self.schema}'",
+                    "check --state / DOCFLEET_STATE (nothing was created)")
+            if int(row[0]) < SCHEMA_VERSION:
+                raise ConfigError(
+                    f"state store {self.uri} has schema version {row[0]}, older than this "
+                    f"docfleet's {SCHEMA_VERSION}",
+                    "run any worker or 'docfleet store init' once to migrate it")
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"docfleet:{self.schema}",))
             conn.execute(sql("CREATE SCHEMA IF NOT EXISTS {}").format(ident))
@@ -496,7 +545,7 @@ class PostgresStateStore:
     ) -> Claim | None:
         row = self._run("claim_next_unit", lambda c: c.execute(_CLAIM_SQL, {
             "run": run_id, "owner": owner, "hint": hint, "lease": float(lease_seconds),
-            "now": self._at(now)}).fetchone())
+            "now": self._at(now), "stated": now + lease_seconds}).fetchone())
         if row is None:
             return None
         idx, start, count, attempts, token = row
@@ -523,8 +572,10 @@ class PostgresStateStore:
     def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
         """Fenced; runs on the heartbeat's own connection."""
         if not self._fenced("renew_lease", claim,
-                            f"lease_expires_at = {_DB_NOW} + %(now)s + %(lease)s",
-                            {"now": self._at(now), "lease": float(lease_seconds)},
+                            f"lease_expires_at = %(stated)s,"
+                            f" lease_deadline = {_DB_NOW} + %(now)s + %(lease)s",
+                            {"now": self._at(now), "lease": float(lease_seconds),
+                             "stated": now + lease_seconds},
                             holder=self._beat):
             return None
         return Claim(**{**claim.__dict__, "lease_expires_at": now + lease_seconds})
@@ -533,7 +584,8 @@ class PostgresStateStore:
         return self._fenced(
             "complete_unit", claim,
             f"state = 'DONE', part_sha256 = %(sha)s, finished_at = {_DB_NOW} + %(now)s,"
-            " lease_owner = NULL, lease_expires_at = NULL, last_error = NULL",
+            " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL,"
+            " last_error = NULL",
             {"sha": part_sha256, "now": self._at(now)},
         )
 
@@ -543,7 +595,8 @@ class PostgresStateStore:
             "state = CASE WHEN attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,"
             f" finished_at = CASE WHEN attempts >= %(max)s THEN {_DB_NOW} + %(now)s"
             " ELSE finished_at END,"
-            " last_error = %(error)s, lease_owner = NULL, lease_expires_at = NULL",
+            " last_error = %(error)s, lease_owner = NULL, lease_expires_at = NULL,"
+            " lease_deadline = NULL",
             {"max": max_attempts, "now": self._at(now), "error": error[:_ERROR_LIMIT]},
             notify="state = 'PENDING'",
         )
@@ -552,7 +605,7 @@ class PostgresStateStore:
         return self._fenced(
             "release_unit", claim,
             "state = 'PENDING', attempts = GREATEST(attempts - 1, 0),"
-            " lease_owner = NULL, lease_expires_at = NULL",
+            " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL",
             {}, notify="true",
         )
 
@@ -592,6 +645,64 @@ class PostgresStateStore:
 
         return self._run("reopen_units", body)
 
+    def running_units(self, run_id: str) -> list[Unit]:
+        """RUNNING units with their lease as stored (the writer's stated expiry: it changes
+        with every renewal)."""
+        rows = self._run("running_units", lambda c: c.execute(
+            "SELECT idx, start, count, attempts, lease_owner, lease_expires_at FROM units"
+            " WHERE run_id = %s AND state = 'RUNNING' ORDER BY idx", (run_id,)).fetchall())
+        return [Unit(run_id, r[0], r[1], r[2], UnitState.RUNNING, attempts=r[3],
+                     lease_owner=r[4], lease_expires_at=r[5]) for r in rows]
+
+    def reclaim_stale_units(
+        self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
+    ) -> int:
+        """One conditional statement for all of ``stale``: each unit moves only if it still
+        holds the very lease observed (same stated expiry and, when given, owner)."""
+        units = list(stale)
+        if not units:
+            return 0
+
+        def body(conn: Any) -> int:
+            states = [r[0] for r in conn.execute(
+                f"""WITH t AS (SELECT {_DB_NOW} + %(now)s AS now)
+                UPDATE units u SET
+                    state = CASE WHEN u.attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,
+                    last_error = CASE WHEN u.attempts >= %(max)s
+                        THEN 'lease expired after ' || u.attempts
+                             || ' attempts (not renewed; last owner ' || u.lease_owner || ')'
+                        ELSE u.last_error END,
+                    finished_at = CASE WHEN u.attempts >= %(max)s THEN t.now
+                        ELSE u.finished_at END,
+                    lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL
+                FROM t, unnest(%(idx)s::int[], %(seen)s::float8[], %(owner)s::text[])
+                    AS s(idx, seen, owner)
+                WHERE u.run_id = %(run)s AND u.idx = s.idx AND u.state = 'RUNNING'
+                  AND u.lease_expires_at = s.seen
+                  AND (s.owner IS NULL OR u.lease_owner = s.owner)
+                RETURNING u.state""",
+                {"now": self._at(now), "max": max_attempts, "run": run_id,
+                 "idx": [u.index for u in units],
+                 "seen": [u.lease_expires_at for u in units],
+                 "owner": [u.lease_owner for u in units]}).fetchall()]
+            if UnitState.PENDING.value in states:
+                self._notify(conn, run_id)
+            return len(states)
+
+        return self._run("reclaim_stale_units", body)
+
+    def claim_finalizer(self, run_id: str, owner: str, lease_seconds: float, now: float
+                        ) -> bool:
+        """One upsert, its lease on the database's clock."""
+        return self._run("claim_finalizer", lambda c: c.execute(
+            f"INSERT INTO finalizers AS f (run_id, owner, expires_at)"
+            f" VALUES (%(run)s, %(owner)s, {_DB_NOW} + %(now)s + %(lease)s)"
+            " ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner,"
+            " expires_at = excluded.expires_at"
+            f" WHERE f.owner = excluded.owner OR f.expires_at < {_DB_NOW} + %(now)s",
+            {"run": run_id, "owner": owner, "now": self._at(now),
+             "lease": float(lease_seconds)}).rowcount == 1)
+
     def progress(self, run_id: str) -> Progress:
         rows = self._run("progress", lambda c: c.execute(
             "SELECT state, count(*) FROM units WHERE run_id = %s GROUP BY state", (run_id,)
@@ -611,7 +722,7 @@ class PostgresStateStore:
         return [
             Unit(run_id=r[0], index=r[1], start=r[2], count=r[3], state=UnitState(r[4]),
                  attempts=r[5], generation=r[6], lease_owner=r[7],
-                 lease_expires_at=shift(r[8]), last_error=r[9], claimed_at=shift(r[10]),
+                 lease_expires_at=r[8], last_error=r[9], claimed_at=shift(r[10]),
                  finished_at=shift(r[11]), part_sha256=r[12], worked_by=r[13])
             for r in rows
         ]
@@ -749,6 +860,27 @@ class PostgresStateStore:
             (run_id,)).fetchone())
         return BudgetState(*(int(v) for v in row)) if row else BudgetState(0, 0, 0)
 
+    # -- administration ---------------------------------------------------------------
+    def list_runs(self) -> list[Run]:
+        def body(conn: Any) -> list[Run]:
+            local = clock.now()
+            rows = conn.execute(_RUN_SELECT.replace("WHERE run_id = %s", "ORDER BY run_id"))
+            return [self._run_from_row(row, local) for row in rows.fetchall()]
+
+        return self._run("list_runs", body)
+
+    def delete_run(self, run_id: str) -> bool:
+        """One transaction: everything of the run, the marker last."""
+
+        def body(conn: Any) -> bool:
+            for table in ("units", "spend", "ledger", "reservations", "quarantine",
+                          "finalizers"):
+                conn.execute(f"DELETE FROM {table} WHERE run_id = %s", (run_id,))
+            return bool(conn.execute("DELETE FROM runs WHERE run_id = %s",
+                                     (run_id,)).rowcount == 1)
+
+        return self._tx("delete_run", body)
+
     def close(self) -> None:
         for holder in (self._main, self._beat):
             with holder.lock:
@@ -759,7 +891,8 @@ def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresSt
     """Open ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?schema=S[&retry_seconds=N]``;
     other query parameters (``sslmode=…``) go to libpq. The password may instead come from
     ``PGPASSWORD`` or ``~/.pgpass``. Raises :class:`ConfigError` for a URI without a host or
-    database, :class:`MissingExtraError` without psycopg."""
+    database, :class:`MissingExtraError` without psycopg. ``create=False`` (read-only
+    commands) never creates or migrates the schema: :class:`RunNotFoundError` without one."""
     parts = urlsplit(parsed.raw)
     host = parts.hostname
     database = parts.path.strip("/")
@@ -778,7 +911,7 @@ def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresSt
         raise ConfigError(f"state URI {display_uri(parsed.raw)!r}: retry_seconds={retry!r} "
                           "is not a number", "use e.g. retry_seconds=60") from None
     return PostgresStateStore(conninfo, schema=schema, display_uri=display_uri(parsed.raw),
-                              retry_seconds=retry_seconds)
+                              retry_seconds=retry_seconds, create=create)
 
 
 def display_uri(uri: str) -> str:

@@ -34,6 +34,8 @@ class StateBackend:
     of ``tests/emulators.py`` that serves the backend in tests (``None``: nothing to start).
     ``op_prices`` is the published list price in USD of one read and one write operation
     (``bench/scale.py`` prices a run with it; 0 for a store billed by the machine).
+    ``init`` is the ``"module:function"`` that ``docfleet store init`` runs on a parsed URI
+    (``None``: opening the store creates or checks what it needs).
     """
 
     scheme: str
@@ -43,6 +45,7 @@ class StateBackend:
     test_server: str | None
     example: str
     op_prices: tuple[float, float] = (0.0, 0.0)
+    init: str | None = None
 
     def open(self, parsed: ParsedURI, *, create: bool = True) -> StateStore:
         """Import the backend's module and open the store ``parsed`` names; ``create=False``
@@ -54,15 +57,15 @@ class StateBackend:
 
 BACKENDS: tuple[StateBackend, ...] = (
     StateBackend("sqlite", "docfleet.state.sqlite:open_sqlite_store", "sqlite", None, None,
-                 "sqlite:///.docfleet/state.db"),
+                 "sqlite:///.docfleet/state.db", init="docfleet.storeinit:_init_sqlite"),
     StateBackend("firestore", "docfleet.state.firestore:open_firestore_store",
                  "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P",
                  # nam5: $0.06 per 100,000 document reads, $0.18 per 100,000 writes
-                 (0.06 / 1e5, 0.18 / 1e5)),
+                 (0.06 / 1e5, 0.18 / 1e5), init="docfleet.storeinit:_init_firestore"),
     StateBackend("dynamodb", "docfleet.state.dynamodb:open_dynamodb_store", "aws.dynamodb",
                  "aws", "moto_emulator", "dynamodb://TABLE?region=R",
                  # on-demand, us-east-1: $0.125 per million reads, $0.625 per million writes
-                 (0.125 / 1e6, 0.625 / 1e6)),
+                 (0.125 / 1e6, 0.625 / 1e6), init="docfleet.storeinit:_init_dynamodb"),
     StateBackend("postgresql", "docfleet.state.postgres:open_postgres_store", "postgresql",
                  "postgres", "postgres_server", "postgresql://USER@HOST:5432/DB?schema=S"),
 )
