@@ -8,16 +8,32 @@ import dataclasses
 from decimal import Decimal
 
 import pytest
-from packlib import PACKS
+from packlib import HEAD, PACKS
+from stdnum import iban as stdnum_iban
 
 from docfleet.errors import ConfigError
 from docfleet.packs import available_packs, load_pack
-from docfleet.packs.banking import aba_valid, iban_valid, random_aba, random_iban, rib_key
+from docfleet.packs.bank_statement.records import DOMESTIC
+from docfleet.packs.banking import (
+    aba_valid,
+    account_for,
+    domestic_valid,
+    iban_valid,
+    random_aba,
+    random_iban,
+    rib_key,
+)
+from docfleet.packs.invoice import schema as invoice_schema
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.templated import ReconciliationError, columns
 
 N = 60
+#: the page-layout tables every pack writes exactly as the invoice pack does
+LAYOUT = {"fields": invoice_schema.FIELDS, "words": invoice_schema.WORDS,
+          "lines": invoice_schema.LINES, "labels": invoice_schema.LABELS,
+          "links": invoice_schema.LINKS, "cells": invoice_schema.CELLS,
+          "pages": invoice_schema.PAGES}
 
 
 def records(name: str, n: int = N, **options: str) -> list:
@@ -31,7 +47,10 @@ def test_the_packs_are_entry_points_with_their_tables() -> None:
         loaded = load_pack(name)
         assert type(loaded) is type(pack)
         tables = loaded.tables(loaded.validate_options({}))
-        assert {"fields", "words"} <= set(tables) and len(tables) == 4
+        # its own document table and item table, then the shared layout tables
+        assert {t: tables.get(t) for t in LAYOUT} == LAYOUT
+        own = set(tables) - set(LAYOUT)
+        assert HEAD[name] in own and len(own) == 2, own
         assert len(pack.archetypes) >= 3
 
 
@@ -98,6 +117,9 @@ def test_a_statement_whose_balance_does_not_run_is_refused() -> None:
         dataclasses.replace(s, transactions=(t, *s.transactions[1:]))
     with pytest.raises(ReconciliationError, match="IBAN"):
         dataclasses.replace(s, iban="GB00 0000 0000 0000 0000 00", locale="en-GB")
+    with pytest.raises(ReconciliationError, match="fails its AU rules"):
+        dataclasses.replace(s, iban=None, locale="en-AU", routing_number="992-000",
+                            account_number="12345678")
 
 
 def test_statements_run_from_opening_to_closing_with_valid_accounts() -> None:
@@ -107,11 +129,16 @@ def test_statements_run_from_opening_to_closing_with_valid_accounts() -> None:
             balance += t.amount
             assert t.balance == balance
         assert s.closing_balance == balance
-        if s.locale == "en-US":
-            assert s.iban is None and aba_valid(s.routing_number or "")
+        country = s.locale[-2:]
+        if country in DOMESTIC:  # no IBANs: ABA, BSB, transit + institution, bank + branch
+            assert s.iban is None and s.routing_number
+            assert domestic_valid(country, s.routing_number, s.account_number), s
+            if country == "US":
+                assert aba_valid(s.routing_number)
         else:
-            country = s.locale[-2:]
             assert s.iban is not None and s.iban.startswith(country) and iban_valid(s.iban)
+            assert stdnum_iban.is_valid(s.iban)  # the country's registered BBAN structure
+            assert s.account_number == s.iban.replace(" ", "")[4:]
             if country == "FR":  # the RIB key inside the French BBAN
                 bban = s.iban.replace(" ", "")[4:]
                 assert rib_key(bban[:5], bban[5:10], bban[10:21]) == bban[21:]
@@ -128,6 +155,25 @@ def test_check_digit_rules_match_published_examples() -> None:
     rng = random.Random(7)
     assert all(iban_valid(random_iban(rng, c)) for c in ("GB", "DE", "FR", "SA") * 50)
     assert all(aba_valid(random_aba(rng)) for _ in range(200))
+    # every locale's account passes its rules; a wrong digit or a changed length fails
+    for locale in JURISDICTIONS:
+        country = locale[-2:]
+        for _ in range(50):
+            a = account_for(rng, locale)
+            if country in DOMESTIC:
+                assert a.iban is None and a.routing
+                assert domestic_valid(country, a.routing, a.number), (locale, a)
+                assert not domestic_valid(country, a.routing, a.number + "0000000000")
+            else:
+                assert a.iban and iban_valid(a.iban) and stdnum_iban.is_valid(a.iban)
+                flipped = a.iban[:-1] + str((int(a.iban[-1]) + 1) % 10)
+                assert not iban_valid(flipped)
+    assert domestic_valid("AU", "062-000", "12345678")
+    assert not domestic_valid("AU", "992-000", "12345678")  # no such bank prefix
+    assert domestic_valid("CA", "00011-001", "1234567")
+    assert not domestic_valid("CA", "00011-999", "1234567")
+    assert domestic_valid("JP", "0005-123", "1234567")
+    assert not domestic_valid("JP", "0005-123", "123456")
 
 
 @pytest.mark.parametrize("name", sorted(PACKS))

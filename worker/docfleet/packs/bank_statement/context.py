@@ -69,6 +69,10 @@ LABELS: dict[str, dict[str, str]] = {
 }
 
 
+#: the printed name of a domestic routing number where English words print it
+ROUTING_LABELS = {"AU": "BSB", "CA": "Transit / Inst. no.", "JP": "Bank / branch code"}
+
+
 @dataclass(frozen=True)
 class StatementPage:
     number: int
@@ -114,6 +118,10 @@ def build_context(s: BankStatement) -> dict[str, Any]:
     primary, secondary = style.choice(PALETTES)
     width, height = page_size(s)
     L = labels_for(LABELS, jur.language)
+    country = s.locale.rsplit("-", 1)[-1]
+    if s.iban is None and country in ROUTING_LABELS \
+            and L["routing_number"] == LABELS["en"]["routing_number"]:
+        L["routing_number"] = ROUTING_LABELS[country]
     txs = [_tx(jur, t) for t in s.transactions]
     ranges = line_pages(s)
     pages = []
@@ -127,8 +135,10 @@ def build_context(s: BankStatement) -> dict[str, Any]:
             None if last else money_field(jur, "balance_carried_forward", after, number)))
     address = "\n".join(s.holder_address)
     return {
-        "lang": jur.language, "title": s.statement_number, "page_w": width, "page_h": height,
-        "font": style.choice(spec.fonts), "font_size": style.choice((11, 11.5, 12)),
+        "lang": jur.language, "dir": jur.direction, "title": s.statement_number,
+        "page_w": width, "page_h": height,
+        # the script's fonts (CJK, Arabic) before the archetype's
+        "font": style.choice(jur.fonts or spec.fonts), "font_size": style.choice((11, 11.5, 12)),
         "primary": primary, "secondary": secondary, "row_h": spec.row_height,
         "logo": logo_svg(style.getrandbits(32), primary, secondary, size=48),
         "L": L,

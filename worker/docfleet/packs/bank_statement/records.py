@@ -6,7 +6,8 @@ opening to the closing balance: ``balance_k = balance_(k-1) + amount_k`` (``bala
 opening), ``closing = balance_n``, ``credits = Σ amount > 0``, ``debits = Σ -amount < 0``,
 ``closing = opening + credits - debits``; every amount non-zero and exact to the
 currency's minor unit, dates non-decreasing inside the period, the account number valid
-by its own check rule (IBAN mod 97, ABA 3-7-1).
+by its own rules (IBAN mod 97; ABA 3-7-1; the AU BSB, CA transit, JP bank/branch
+structure).
 """
 
 from __future__ import annotations
@@ -15,8 +16,11 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from docfleet.packs.banking import aba_valid, iban_valid
+from docfleet.packs.banking import domestic_valid, iban_valid
 from docfleet.packs.templated import ReconciliationError, round_money, unique_lines
+
+#: countries whose statements print a domestic routing + account number (no IBAN)
+DOMESTIC = ("US", "AU", "CA", "JP")
 
 
 @dataclass(frozen=True)
@@ -106,8 +110,11 @@ def reconcile(s: BankStatement) -> None:
         problems.append("opening balance is not exact to the minor unit")
     if s.iban is not None and not iban_valid(s.iban):
         problems.append(f"IBAN {s.iban} fails its check digits")
-    if s.iban is None and s.locale.endswith("-US") and not aba_valid(s.routing_number or ""):
-        problems.append(f"routing number {s.routing_number} fails its checksum")
+    country = s.locale.rsplit("-", 1)[-1]
+    if s.iban is None and country in DOMESTIC and not domestic_valid(
+            country, s.routing_number or "", s.account_number):
+        problems.append(f"routing/account number {s.routing_number} {s.account_number} "
+                        f"fails its {country} rules")
     if not s.period_start <= s.period_end <= s.issue_date:
         problems.append("period and issue date out of order")
     if problems:

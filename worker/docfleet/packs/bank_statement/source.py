@@ -10,7 +10,7 @@ import random
 from decimal import Decimal
 
 from docfleet.packs.bank_statement.records import BankStatement, Transaction, running
-from docfleet.packs.banking import account_for
+from docfleet.packs.banking import REAL_BANKS, account_for
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _address, _faker
 from docfleet.packs.templated import MINOR_UNITS, PackOptions, digits, fit, pick, round_money
@@ -74,6 +74,8 @@ class BankStatementSource:
         holder = fit(fake.name(), 36)
         holder_address = tuple(fit(a, 40) for a in _address(fake, jur, state, rng))
         account = account_for(rng, locale)
+        if account.bic in REAL_BANKS:  # the bank the account number names
+            bank = REAL_BANKS[account.bic]
         month = rng.randrange(MONTHS)
         start = dt.date(FIRST_MONTH.year + month // 12, month % 12 + 1, 1)
         end = (start.replace(day=28) + dt.timedelta(days=4)).replace(day=1) \
@@ -123,7 +125,8 @@ class BankStatementSource:
             archetype=archetype, locale=locale, condition=condition, format=opts.format,
             currency=cur, issue_date=end + dt.timedelta(days=rng.randint(1, 4)),
             period_start=start, period_end=end, bank_name=bank, bank_address=bank_address,
-            bic=_bic(rng, bank, locale.rsplit("-", 1)[-1].upper()), holder_name=holder,
+            bic=account.bic or _bic(rng, bank, locale.rsplit("-", 1)[-1].upper()),
+            holder_name=holder,
             holder_address=holder_address, iban=account.iban,
             routing_number=account.routing, account_number=account.number,
             opening_balance=opening, transactions=tuple(txs), total_credits=credits,

@@ -104,7 +104,7 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
     spec = PO_ARCHETYPES[po.archetype]
     style = random.Random(po.style_seed)
     primary, secondary = style.choice(PALETTES)
-    font = style.choice(spec.fonts)
+    font = style.choice(jur.fonts or spec.fonts)  # the script's fonts (CJK, Arabic) first
     long_dates = style.random() < 0.4
     width, height = page_size(po)
     L = labels_for(LABELS, jur.language)
@@ -114,7 +114,8 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
              for i, r in enumerate(ranges)]
     ship_to = "\n".join(po.ship_to)
     return {
-        "lang": jur.language, "title": po.po_number, "page_w": width, "page_h": height,
+        "lang": jur.language, "dir": jur.direction, "title": po.po_number, "page_w": width,
+        "page_h": height,
         "font": font, "font_size": style.choice((11.5, 12, 12.5)), "primary": primary,
         "secondary": secondary, "logo": logo_svg(style.getrandbits(32), primary, secondary),
         "L": L, "tax_name": jur.tax_name,

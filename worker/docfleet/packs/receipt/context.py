@@ -215,6 +215,7 @@ def build_context(r: Receipt) -> dict[str, Any]:
     height = page_height(r)
     return {
         "lang": JURISDICTIONS[r.locale].language,
+        "dir": JURISDICTIONS[r.locale].direction,
         "title": r.receipt_number,
         "page_w": layout.width,
         "page_h": height,
