@@ -137,8 +137,7 @@ def build_context(s: BankStatement) -> dict[str, Any]:
     return {
         "lang": jur.language, "dir": jur.direction, "title": s.statement_number,
         "page_w": width, "page_h": height,
-        # the script's fonts (CJK, Arabic) before the archetype's
-        "font": style.choice(jur.fonts or spec.fonts), "font_size": style.choice((11, 11.5, 12)),
+        "font": style.choice(spec.fonts), "font_size": style.choice((11, 11.5, 12)),
         "primary": primary, "secondary": secondary, "row_h": spec.row_height,
         "logo": logo_svg(style.getrandbits(32), primary, secondary, size=48),
         "L": L,

@@ -104,7 +104,7 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
     spec = PO_ARCHETYPES[po.archetype]
     style = random.Random(po.style_seed)
     primary, secondary = style.choice(PALETTES)
-    font = style.choice(jur.fonts or spec.fonts)  # the script's fonts (CJK, Arabic) first
+    font = style.choice(spec.fonts)
     long_dates = style.random() < 0.4
     width, height = page_size(po)
     L = labels_for(LABELS, jur.language)
