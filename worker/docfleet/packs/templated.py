@@ -37,7 +37,7 @@ from docfleet.packs.invoice.golden import (
 )
 from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction
 from docfleet.packs.invoice.options import CONDITIONS, FORMATS, _lines, _mix
-from docfleet.packs.invoice.pack import InvoiceSession, _Pending
+from docfleet.packs.invoice.pack import MARKABLE, InvoiceSession, _Pending
 from docfleet.packs.invoice.schema import CELLS, FIELDS, LABELS, LINES, LINKS, PAGES, WORDS
 from docfleet.render.html import Field, PrintedField, render_html
 from docfleet.render.layout import Layout
@@ -180,6 +180,11 @@ class DocumentSteps(Protocol):
 
 class TemplatedSession(InvoiceSession):
     """The invoice session's pipeline with a :class:`DocumentSteps`'s steps."""
+
+    #: values an annotator highlights, ticks or circles: the invoice's and the packs' own
+    #: (a statement's balances, an order's number and delivery date, a receipt's total)
+    markable = (*MARKABLE, "po_number", "delivery_date", "receipt_number", "opening_balance",
+                "balance", "balance_carried_forward", "closing_balance", "statement_number")
 
     def __init__(self, steps: DocumentSteps, options: PackOptions, chromium_path: str,
                  pages: int, chromium: Any = None) -> None:

@@ -321,9 +321,11 @@ def _annotate(image: Image.Image, w: float, h: float, rng: random.Random, scale:
         pad = 2 * scale
         draw.rectangle((x0 - pad, y0, x1 + pad, y1), fill=(255, 235, 0, 95))
         note("highlight", None, (x0 - pad, y0, x1 + pad, y1))
-        _, ty0, tx1, ty1 = (v * scale for v in rng.choice(list(targets)))
+        tx0, ty0, tx1, ty1 = (v * scale for v in rng.choice(list(targets)))
         s = (ty1 - ty0) * 1.2
         bx = tx1 + 6 * scale
+        if bx + s > w * scale:  # no room right of the value (a narrow receipt): left of it
+            bx = max(0.0, tx0 - 6 * scale - s)
         tick = [(bx, ty0 + s * 0.5), (bx + s * 0.35, ty0 + s * 0.9), (bx + s, ty0 - s * 0.3)]
         ink = (20, 40, 150, 230)
         draw.line(tick, fill=ink, width=max(2, round(scale * 1.2)), joint="curve")

@@ -96,6 +96,9 @@ class _Pending:
 class InvoiceSession:
     """One task's renderer. ``render`` yields documents in index order."""
 
+    #: the printed values an annotator marks (a pack's session may name its own)
+    markable: tuple[str, ...] = MARKABLE
+
     def __init__(self, options: InvoiceOptions, chromium_path: str, pages: int,
                  chromium: Chromium | None = None) -> None:
         """``chromium``: a browser to borrow (not closed by :meth:`close`); by default the
@@ -239,7 +242,7 @@ class InvoiceSession:
 
             targets: list[list[Box]] = [[] for _ in range(item.pages)]
             for f in layout.fields:
-                if f.field in MARKABLE:
+                if f.field in self.markable:
                     targets[f.page - 1].append(f.box)
             pdf, capture, page_params = capture_pdf(
                 pdf, invoice.condition, document_seed(run_id, invoice.document) ^ 0xCA97,
