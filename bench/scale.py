@@ -24,6 +24,7 @@ import json
 import math
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -331,11 +332,16 @@ def main() -> None:
                         help="cells to skip, e.g. firestore:32:10000,dynamodb:*:10000")
     parser.add_argument("--out", type=Path, default=RESULTS / "scale.json")
     parser.add_argument("--model-only", action="store_true",
-                        help="re-run the model on the cells in --out")
+                        help="re-run the model on the cells in --out (and --merge)")
+    parser.add_argument("--merge", default="",
+                        help="comma-separated result files whose cells join --out's")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop emulators on SIGTERM
     rows: list[dict[str, Any]] = []
     if args.model_only:
-        rows = json.loads(args.out.read_text())["cells"]
+        rows = json.loads(args.out.read_text())["cells"] if args.out.exists() else []
+        for extra in filter(None, args.merge.split(",")):
+            rows += json.loads(Path(extra).read_text())["cells"]
     else:
         skip = {tuple(s.split(":")) for s in args.skip.split(",") if s}
         tmp = Path(tempfile.mkdtemp(prefix="docfleet-scale-"))
@@ -356,14 +362,21 @@ def main() -> None:
                         print(json.dumps({k: rows[-1][k] for k in
                                           ("backend", "tasks", "units", "wall_s")
                                           if k in rows[-1]}), flush=True)
+                        write(args.out, rows, [])  # a cell at a time: nothing lost
         shutil.rmtree(tmp, ignore_errors=True)
     models = [model(b, [r for r in rows if r["backend"] == b])
               for b in dict.fromkeys(r["backend"] for r in rows)]
     show(rows, models)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"bench": "scale", "cells": rows, "model": models},
-                                   indent=1) + "\n")
+    write(args.out, rows, models)
     print(f"wrote {args.out}")
+
+
+def write(out: Path, rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(json.dumps({"bench": "scale", "cells": rows, "model": models},
+                              indent=1) + "\n")
+    tmp.replace(out)
 
 
 if __name__ == "__main__":
