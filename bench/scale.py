@@ -159,8 +159,11 @@ def summarize(dumps: list[dict[str, Any]], tasks: int, units: int, hold: float, 
         "plan_per_unit": _per(plan, units),
         "per_idle_poll": _per(idle, idle_polls),
         "per_idle_task_s": _per(idle, idle_s),
-        "fleet_idle_polls_per_s": round(idle_polls / max(hold, 1e-9), 2),
-        "fleet_idle_reads_per_s": round(idle["read_units"] / max(hold, 1e-9), 2),
+        # each task's first idle poll (the one that finds the pool dry) is once per task;
+        # the polls after it are what a lingering fleet costs per second
+        "fleet_idle_polls_per_s": round(max(idle_polls - tasks, 0) / max(hold, 1e-9), 2),
+        "fleet_idle_reads_per_s": round(max(idle_polls - tasks, 0) / max(idle_polls, 1)
+                                        * idle["read_units"] / max(hold, 1e-9), 2),
         "end_per_task_max": {k: max((r[k] for r in end_others), default=0.0)
                              for k in FIELDS},
         "finalizer_per_unit": _per(fin_finish, units),
@@ -267,8 +270,10 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
              "value": round(2 * rate / shards, 2), "ok": 2 * rate / shards <= 1.0},
             {"what": "document writes per second (500/50/5 ramp from 500 ops/s)",
              "value": round(rate * per_unit_w, 0), "ok": rate * per_unit_w <= 500,
-             "note": "claim + renewals + completion; above 500/s the fleet must ramp up "
-                     "over the 500/50/5 rule (Cloud Run's task parallelism)"},
+             "ramp_minutes": round(5 * max(0.0, math.log(rate * per_unit_w / 500, 1.5)), 1),
+             "note": "a new database takes 500 ops/s, +50% every 5 minutes: start the "
+                     "10,000 tasks over ramp_minutes (Cloud Run --parallelism), or run "
+                     "longer units (fewer writes per second)"},
             {"what": "reads of the run document per second while waiting for the plan",
              "value": pacing.FLEET_PLAN_POLLS_PER_SECOND, "ok": True},
         ]
@@ -281,7 +286,7 @@ def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
     table = Table(title="store traffic per claim / unit / idle poll / idle task-second "
                         "(read units r, write units w)")
     for col in ("backend", "N", "U", "claim r/w", "unit r/w", "idle poll r/w",
-                "idle task-s r", "fleet idle r/s", "end/task r/w", "final r/unit", "ok"):
+                "idle task-s r", "fleet linger r/s", "end/task r/w", "final r/unit", "ok"):
         table.add_column(col, justify="right")
     for r in rows:
         if "error" in r:
