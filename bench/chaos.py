@@ -2,7 +2,11 @@
 rounds on each state backend (SQLite, the Firestore emulator, the DynamoDB emulator),
 with seeded randomness. Prints a table and writes ``bench/results/chaos.json``:
 scenario x backend -> rounds, units, kills, recovered, lost (must be 0), double-completed
-(must be 0), time to recover (p50/p99).
+(must be 0), false-complete (a run read as complete when it was not: must be 0),
+stranded (units left RUNNING after every task exited: must be 0), time to recover
+(p50/p99). The integrity scenarios of issue 12 are ``foreign-root``,
+``damage-before-root``, ``damage-after-completed``, ``environment-fault`` and
+``fast-clock``.
 
     python bench/chaos.py --rounds 5 [--backends sqlite,dynamodb] [--scenarios kills,skew]
 """
@@ -73,6 +77,8 @@ def summarize(results: list[Result]) -> dict:
         "recovered": sum(r.recovered for r in results),
         "lost": sum(r.lost for r in results),
         "double_completed": sum(r.double for r in results),
+        "false_complete": sum(r.false_complete for r in results),
+        "stranded": sum(r.stranded for r in results),
         "failed_rounds": sum(bool(r.problems) for r in results),
         "recover_p50_s": round(pct(recover, 0.5), 2) if recover else None,
         "recover_p99_s": round(pct(recover, 0.99), 2) if recover else None,
@@ -83,13 +89,14 @@ def summarize(results: list[Result]) -> dict:
 
 def table(rows: dict[str, dict[str, dict]]) -> str:
     head = ("scenario", "backend", "rounds", "units", "kills", "recovered", "lost", "double",
-            "p50 s", "p99 s", "failed")
+            "false complete", "stranded", "p50 s", "p99 s", "failed")
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
     for scenario, by_backend in rows.items():
         for backend, s in by_backend.items():
             lines.append(" | ".join(str(x) for x in (
                 scenario, backend, s["rounds"], s["units"], s["kills"], s["recovered"],
-                s["lost"], s["double_completed"], s["recover_p50_s"], s["recover_p99_s"],
+                s["lost"], s["double_completed"], s["false_complete"], s["stranded"],
+                s["recover_p50_s"], s["recover_p99_s"],
                 s["failed_rounds"])))
     return "\n".join(lines)
 
@@ -132,7 +139,8 @@ def main() -> int:
                     print(f"{scenario:8} {backend:9} round {round_ + 1}/{args.rounds}: "
                           f"{'ok' if not result.problems else 'FAILED'} "
                           f"{result.seconds:.1f}s kills={result.kills} lost={result.lost} "
-                          f"double={result.double} {result.problems[:2]}", flush=True)
+                          f"double={result.double} false={result.false_complete} "
+                          f"stranded={result.stranded} {result.problems[:2]}", flush=True)
                 key = results[0].scenario if results else scenario
                 rows.setdefault(key, {})[backend] = summarize(results)
     text = table(rows)
@@ -145,7 +153,8 @@ def main() -> int:
         "runs": raw,
     }, indent=1, default=str) + "\n")
     print(f"wrote {args.out}")
-    bad = any(s["lost"] or s["double_completed"] or s["failed_rounds"]
+    bad = any(s["lost"] or s["double_completed"] or s["failed_rounds"] or s["false_complete"]
+              or s["stranded"]
               for by in rows.values() for s in by.values())
     return 1 if bad else 0
 
