@@ -107,20 +107,44 @@ def main() -> int:
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--scenarios", default=",".join(chaoslib.SCENARIOS))
     parser.add_argument("--seed", type=int, default=9)
+    parser.add_argument("--max-minutes", type=float, default=0,
+                        help="start no new round after this many minutes (0: no limit)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "chaos.json")
     args = parser.parse_args()
     backends = [b for b in args.backends.split(",") if b]
     scenarios = [s for s in args.scenarios.split(",") if s]
     rng = random.Random(args.seed)
-    rows: dict[str, dict[str, dict]] = {}
+    per: dict[tuple[str, str], list[Result]] = {}
     raw: list[dict] = []
     started = time.time()
+    deadline = started + args.max_minutes * 60 if args.max_minutes else None
+
+    def write() -> dict[str, dict[str, dict]]:
+        """The table so far, written after every round (a long run interrupted keeps
+        what it measured)."""
+        rows: dict[str, dict[str, dict]] = {}
+        for (scenario, backend), results in per.items():
+            key = results[0].scenario if results else scenario
+            rows.setdefault(key, {})[backend] = summarize(results)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({
+            "rounds": args.rounds, "seed": args.seed, "lease_seconds": chaoslib.LEASE,
+            "machine": f"{platform.machine()} {platform.python_version()}",
+            "elapsed_s": round(time.time() - started, 1), "table": rows,
+            "table_md": table(rows), "runs": raw,
+        }, indent=1, default=str) + "\n")
+        return rows
+
+    # round-major: every scenario x backend gets its round r before any gets round r+1,
+    # so a run cut short by --max-minutes is balanced
     with ExitStack() as exits, tempfile.TemporaryDirectory(prefix="chaos-") as scratch:
         stacks = Stacks(Path(scratch), exits)
-        for scenario in scenarios:
-            for backend in backends:
-                results = []
-                for round_ in range(args.rounds):
+        for round_ in range(args.rounds):
+            if deadline is not None and time.time() > deadline:
+                print(f"stopping after {round_} round(s): --max-minutes reached", flush=True)
+                break
+            for scenario in scenarios:
+                for backend in backends:
                     seed = rng.randrange(2**31)
                     stack = stacks.new(backend)
                     try:
@@ -134,24 +158,16 @@ def main() -> int:
                         kept = args.out.parent / "chaos-failures" / stack.root.name
                         shutil.copytree(stack.root, kept, dirs_exist_ok=True)
                         result.notes["logs"] = str(kept)
-                    results.append(result)
+                    per.setdefault((scenario, backend), []).append(result)
                     raw.append(asdict(result))
                     print(f"{scenario:8} {backend:9} round {round_ + 1}/{args.rounds}: "
                           f"{'ok' if not result.problems else 'FAILED'} "
                           f"{result.seconds:.1f}s kills={result.kills} lost={result.lost} "
                           f"double={result.double} false={result.false_complete} "
                           f"stranded={result.stranded} {result.problems[:2]}", flush=True)
-                key = results[0].scenario if results else scenario
-                rows.setdefault(key, {})[backend] = summarize(results)
-    text = table(rows)
-    print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({
-        "rounds": args.rounds, "seed": args.seed, "lease_seconds": chaoslib.LEASE,
-        "machine": f"{platform.machine()} {platform.python_version()}",
-        "elapsed_s": round(time.time() - started, 1), "table": rows, "table_md": text,
-        "runs": raw,
-    }, indent=1, default=str) + "\n")
+                    write()
+    rows = write()
+    print(table(rows))
     print(f"wrote {args.out}")
     bad = any(s["lost"] or s["double_completed"] or s["failed_rounds"] or s["false_complete"]
               or s["stranded"]
