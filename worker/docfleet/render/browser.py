@@ -76,6 +76,8 @@ async ({docs, extract, width, height}) => {
     const host = document.createElement('div');
     host.className = 'docfleet-doc';
     if (parsed.documentElement.lang) host.lang = parsed.documentElement.lang;
+    // its text direction too: an rtl document laid out ltr reorders its words
+    if (parsed.documentElement.dir) host.dir = parsed.documentElement.dir;
     const root = host.attachShadow({mode: 'open'});
     document.body.appendChild(host);
     for (const style of Array.from(parsed.querySelectorAll('style'))) {
