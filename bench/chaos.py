@@ -3,7 +3,11 @@ rounds on each state backend of the registry (SQLite, the Firestore emulator, th
 emulator, a PostgreSQL server), with seeded randomness. Prints a table and writes
 ``bench/results/chaos.json``:
 scenario x backend -> rounds, units, kills, recovered, lost (must be 0), double-completed
-(must be 0), time to recover (p50/p99).
+(must be 0), false-complete (a run read as complete when it was not: must be 0),
+stranded (units left RUNNING after every task exited: must be 0), time to recover
+(p50/p99). The integrity scenarios of issue 12 are ``foreign-root``,
+``damage-before-root``, ``damage-after-completed``, ``environment-fault`` and
+``fast-clock``.
 
     python bench/chaos.py --rounds 5 [--backends sqlite,dynamodb] [--scenarios kills,skew]
     python bench/chaos.py --rounds 1 --backends postgresql --scenarios storm --storm-tasks 32
@@ -72,6 +76,8 @@ def summarize(results: list[Result]) -> dict:
         "recovered": sum(r.recovered for r in results),
         "lost": sum(r.lost for r in results),
         "double_completed": sum(r.double for r in results),
+        "false_complete": sum(r.false_complete for r in results),
+        "stranded": sum(r.stranded for r in results),
         "failed_rounds": sum(bool(r.problems) for r in results),
         "recover_p50_s": round(pct(recover, 0.5), 2) if recover else None,
         "recover_p99_s": round(pct(recover, 0.99), 2) if recover else None,
@@ -82,13 +88,14 @@ def summarize(results: list[Result]) -> dict:
 
 def table(rows: dict[str, dict[str, dict]]) -> str:
     head = ("scenario", "backend", "rounds", "units", "kills", "recovered", "lost", "double",
-            "p50 s", "p99 s", "failed")
+            "false complete", "stranded", "p50 s", "p99 s", "failed")
     lines = [" | ".join(head), " | ".join("---" for _ in head)]
     for scenario, by_backend in rows.items():
         for backend, s in by_backend.items():
             lines.append(" | ".join(str(x) for x in (
                 scenario, backend, s["rounds"], s["units"], s["kills"], s["recovered"],
-                s["lost"], s["double_completed"], s["recover_p50_s"], s["recover_p99_s"],
+                s["lost"], s["double_completed"], s["false_complete"], s["stranded"],
+                s["recover_p50_s"], s["recover_p99_s"],
                 s["failed_rounds"])))
     return "\n".join(lines)
 
@@ -101,20 +108,44 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--storm-tasks", type=int, default=16,
                         help="tasks of the cold-start storm (the issue's storm is 32)")
+    parser.add_argument("--max-minutes", type=float, default=0,
+                        help="start no new round after this many minutes (0: no limit)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "chaos.json")
     args = parser.parse_args()
     backends = [b for b in args.backends.split(",") if b]
     scenarios = [s for s in args.scenarios.split(",") if s]
     rng = random.Random(args.seed)
-    rows: dict[str, dict[str, dict]] = {}
+    per: dict[tuple[str, str], list[Result]] = {}
     raw: list[dict] = []
     started = time.time()
+    deadline = started + args.max_minutes * 60 if args.max_minutes else None
+
+    def write() -> dict[str, dict[str, dict]]:
+        """The table so far, written after every round (a long run interrupted keeps
+        what it measured)."""
+        rows: dict[str, dict[str, dict]] = {}
+        for (scenario, backend), results in per.items():
+            key = results[0].scenario if results else scenario
+            rows.setdefault(key, {})[backend] = summarize(results)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({
+            "rounds": args.rounds, "seed": args.seed, "lease_seconds": chaoslib.LEASE,
+            "machine": f"{platform.machine()} {platform.python_version()}",
+            "elapsed_s": round(time.time() - started, 1), "table": rows,
+            "table_md": table(rows), "runs": raw,
+        }, indent=1, default=str) + "\n")
+        return rows
+
+    # round-major: every scenario x backend gets its round r before any gets round r+1,
+    # so a run cut short by --max-minutes is balanced
     with ExitStack() as exits, tempfile.TemporaryDirectory(prefix="chaos-") as scratch:
         stacks = Stacks(Path(scratch), exits)
-        for scenario in scenarios:
-            for backend in backends:
-                results = []
-                for round_ in range(args.rounds):
+        for round_ in range(args.rounds):
+            if deadline is not None and time.time() > deadline:
+                print(f"stopping after {round_} round(s): --max-minutes reached", flush=True)
+                break
+            for scenario in scenarios:
+                for backend in backends:
                     seed = rng.randrange(2**31)
                     stack = stacks.new(backend)
                     try:
@@ -132,25 +163,19 @@ def main() -> int:
                         kept = args.out.parent / "chaos-failures" / stack.root.name
                         shutil.copytree(stack.root, kept, dirs_exist_ok=True)
                         result.notes["logs"] = str(kept)
-                    results.append(result)
+                    per.setdefault((scenario, backend), []).append(result)
                     raw.append(asdict(result))
                     print(f"{scenario:8} {backend:9} round {round_ + 1}/{args.rounds}: "
                           f"{'ok' if not result.problems else 'FAILED'} "
                           f"{result.seconds:.1f}s kills={result.kills} lost={result.lost} "
-                          f"double={result.double} {result.problems[:2]}", flush=True)
-                key = results[0].scenario if results else scenario
-                rows.setdefault(key, {})[backend] = summarize(results)
-    text = table(rows)
-    print(text)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({
-        "rounds": args.rounds, "seed": args.seed, "lease_seconds": chaoslib.LEASE,
-        "machine": f"{platform.machine()} {platform.python_version()}",
-        "elapsed_s": round(time.time() - started, 1), "table": rows, "table_md": text,
-        "runs": raw,
-    }, indent=1, default=str) + "\n")
+                          f"double={result.double} false={result.false_complete} "
+                          f"stranded={result.stranded} {result.problems[:2]}", flush=True)
+                    write()
+    rows = write()
+    print(table(rows))
     print(f"wrote {args.out}")
-    bad = any(s["lost"] or s["double_completed"] or s["failed_rounds"]
+    bad = any(s["lost"] or s["double_completed"] or s["failed_rounds"] or s["false_complete"]
+              or s["stranded"]
               for by in rows.values() for s in by.values())
     return 1 if bad else 0
 

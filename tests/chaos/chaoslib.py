@@ -39,7 +39,7 @@ LEASE = 3.0
 HEARTBEAT = 0.5
 #: Events that end one claim in its worker's log.
 TERMINAL = ("unit.done", "unit.fenced", "unit.fail", "lease.release", "unit.abandon",
-            "lease.lost")
+            "lease.lost", "unit.environment")
 _GEN = re.compile(r"#u(\d+)\.g(\d+)$")
 #: Exit codes an engine retries: a crash fault (137) or a SIGKILL.
 CRASHED = {137, -signal.SIGKILL}
@@ -325,7 +325,8 @@ def audit(stack: Stack, run_id: str, units: int, logs: Iterable[Path], *,
             result.problems.append(f"unit {unit} completed by stale claim g{done[0].gen}, "
                                    f"newest is g{max(gens)}")
         for before, after in itertools.pairwise(unit_claims):
-            if before.end in ("lease.release", "unit.fail") and before.end_at is not None \
+            if before.end in ("lease.release", "unit.fail", "unit.environment") \
+                    and before.end_at is not None \
                     and after.at < before.end_at - 1.0:
                 result.problems.append(
                     f"unit {unit}: g{after.gen} claimed {before.end_at - after.at:.2f}s "

@@ -36,6 +36,7 @@ def test_list_and_delete_runs(store: StateStore, run_id: str) -> None:
     _planned(store, f"{run_id}-b", total=4)
     store.add_spend(f"{run_id}-a", "m", 7)
     store.quarantine_providers(f"{run_id}-a", ["openai"])
+    assert store.claim_finalizer(f"{run_id}-a", "old", 3600.0, time.time())
     runs = store.list_runs()
     assert [r.run_id for r in runs] == [f"{run_id}-a", f"{run_id}-b"]
     assert runs[0].state == RunState.RUNNING and runs[1].spec.total == 4
@@ -51,3 +52,5 @@ def test_list_and_delete_runs(store: StateStore, run_id: str) -> None:
 
     other = RunSpec(run_id=f"{run_id}-a", total=3, unit_size=1, pack="bench")
     assert store.create_run(other, "q", time.time()).won  # the id is free again
+    # and so is its finalizer lease: the deleted run's holder left nothing behind
+    assert store.claim_finalizer(f"{run_id}-a", "new", 30.0, time.time())

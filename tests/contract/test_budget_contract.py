@@ -1,4 +1,4 @@
-"""The fleet-budget contract (DESIGN.md point 7): reserve → call → settle, on every state
+"""The fleet-budget contract (docs/design.md point 7): reserve → call → settle, on every state
 store in tests/backends.py. The cap is never passed by spent + reserved."""
 
 from __future__ import annotations

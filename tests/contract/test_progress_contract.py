@@ -68,6 +68,13 @@ def test_counters_are_exact_at_rest_after_every_transition(store: StateStore,
     assert store.reopen_units(run_id, [done.unit_index], "outputs missing", 104.0) == 1
     assert store.progress(run_id).counts == {UnitState.PENDING: 20}
     assert_exact(store, run_id)
+    # the lease watch's reclaim (leases a reader saw go unrenewed) moves the counters too
+    held = [store.claim_next_unit(run_id, f"s{i}", 16 + i, LEASE, 105.0) for i in range(2)]
+    assert all(h is not None for h in held)
+    assert_exact(store, run_id)
+    assert store.reclaim_stale_units(run_id, store.running_units(run_id), 5, 106.0) == 2
+    assert store.progress(run_id).counts == {UnitState.PENDING: 20}
+    assert_exact(store, run_id)
 
 
 def test_counters_stay_exact_when_processes_race_to_claim(

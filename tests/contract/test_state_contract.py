@@ -1,4 +1,4 @@
-"""The coordination contract (DESIGN.md), run unchanged against every state store in
+"""The coordination contract (docs/design.md), run unchanged against every state store in
 tests/backends.py. Times are passed explicitly, so lease expiry needs no sleeping."""
 
 from __future__ import annotations

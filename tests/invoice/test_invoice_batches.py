@@ -4,6 +4,7 @@ it, its boxes do not depend on the Chromium build, and a broken document fails a
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -78,6 +79,26 @@ def test_a_document_is_the_same_whatever_unit_or_batch_it_is_printed_in(
             assert doc.rows == ref.rows, (piece, doc.index)
     for doc in whole.values():
         assert_boxes_hold_their_text(doc)
+
+
+def test_a_right_to_left_document_keeps_its_direction_in_a_batch(chromium: Chromium) -> None:
+    """The batch lays each document out in a shadow host: an ar-SA document must still read
+    right to left there (its words' boxes run leftwards along a line; the last word of a
+    sentence, with its full stop, is one box on its own glyphs)."""
+    docs = render(chromium, range(3), run_id="batch-rtl", archetypes="classic,modern",
+                  locales="ar-SA", conditions="clean", lines="1-6")
+    arabic = lambda w: all("\u0600" <= c <= "\u06ff" or c in ".،:" for c in w["text"])  # noqa: E731
+    pairs = 0
+    for doc in docs:
+        words = doc.rows["words"]
+        for a, b in itertools.pairwise(words):
+            if a["text_line"] == b["text_line"] and arabic(a) and arabic(b):
+                assert b["x1"] <= a["x0"] + 0.5, (doc.index, a, b)  # the next word is left
+                pairs += 1
+        # pdfium reads Arabic in visual order: compare the glyphs, not their sequence
+        for w, got in zip(words, text_in_boxes(pdf_of(doc), words), strict=True):
+            assert sorted(squash(got)) == sorted(squash(w["text"])), (doc.index, w, got)
+    assert pairs > 20
 
 
 def _break(monkeypatch: pytest.MonkeyPatch, index: int, how: str) -> None:

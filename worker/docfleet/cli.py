@@ -200,6 +200,16 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     sys.exit(code)
 
 
+def _read_store(uri: str, run_id: str) -> StateStore:
+    """Open a state store for a command that only reads or updates a run: a missing
+    SQLite file is not created, and the error names the run."""
+    try:
+        return open_state_store(uri, create=False)
+    except RunNotFoundError as exc:
+        raise RunNotFoundError(f"run '{run_id}' does not exist: {exc.message}",
+                               exc.hint) from None
+
+
 def _open_run(store: StateStore, run_id: str) -> Run:
     run = store.get_run(run_id)
     if run is None:
@@ -282,7 +292,7 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
     Example: docfleet status demo --json
     """
     settings = load_settings(state=state, out=out)
-    store = open_state_store(settings.state, create=False)
+    store = _read_store(settings.state, run_id)
     info = _status(store, run_id, settings.out)
     terminal = {s.value for s in TERMINAL_STATES} | {INCOMPLETE}
     if watch and not as_json:
@@ -344,7 +354,7 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
     if state is not None:
         from docfleet.finalize import binding_of
 
-        store = open_state_store(settings.state, create=False)
+        store = _read_store(settings.state, run_id)
         run = _open_run(store, run_id)
         binding = binding_of(run, store.units(run_id))
     problems = verify_run(files, binding)
@@ -357,7 +367,7 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
 
 
 def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
-    store = open_state_store(load_settings(state=state).state, create=False)
+    store = _read_store(load_settings(state=state).state, run_id)
     run = _open_run(store, run_id)
     if store.set_run_state(run_id, target, clock.now(), expected=allowed):
         click.echo(f"run {run_id}: {run.state.value} → {target.value}")
@@ -405,7 +415,7 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
     from docfleet.repair import repair_run
 
     settings = load_settings(state=state, out=out)
-    store = open_state_store(settings.state, create=False)
+    store = _read_store(settings.state, run_id)
     report = repair_run(store, RunFiles(open_blob_store(settings.out), run_id))
     for line in report.damaged:
         click.echo(f"damaged {line}", err=True)

@@ -1,4 +1,4 @@
-"""Task identity from the execution engine's environment (DESIGN.md, "Task identity").
+"""Task identity from the execution engine's environment (docs/design.md, "Task identity").
 
 First match wins: Cloud Run Jobs, Kubernetes Indexed Jobs, AWS Batch array jobs, the
 project's own ``DOCFLEET_TASK_INDEX`` / ``DOCFLEET_TASK_COUNT``, else a single task. The

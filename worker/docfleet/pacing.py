@@ -1,4 +1,4 @@
-"""Pacing of a task's idle store traffic (DESIGN.md, "Scale rule"): jittered exponential
+"""Pacing of a task's idle store traffic (docs/design.md, "Scale rule"): jittered exponential
 backoff whose ceiling grows with the fleet, so that the whole fleet's idle polls stay
 under a fixed budget per second whatever the number of tasks.
 

@@ -1,5 +1,5 @@
 """Planning: turn (total, unit_size) into units, and the race every task runs to get the
-run planned exactly once (DESIGN.md, contract point 4)."""
+run planned exactly once (docs/design.md, contract point 1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The state-store contract (DESIGN.md, "The coordination contract"). Every backend
+"""The state-store contract (docs/design.md, "The coordination contract"). Every backend
 implements :class:`StateStore`; ``tests/contract/`` runs one suite against all of them."""
 
 from __future__ import annotations

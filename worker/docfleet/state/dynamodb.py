@@ -737,8 +737,10 @@ class DynamoDBStateStore:
                 values.update({":pending": UnitState.PENDING.value,
                                ":ppk": self._pending_pk(run_id, seen.index),
                                ":psk": seen.index})
-            if self._update("reclaim_stale", _unit_key(run_id, seen.index), update,
-                            condition, values) is not None:
+            target = UnitState.FAILED if attempts >= max_attempts else UnitState.PENDING
+            # one transaction with the progress counter, like every other transition
+            if self._transition("reclaim_stale", run_id, seen.index, update, condition, values,
+                                (UnitState.RUNNING.value, target.value)):
                 moved += 1
         return moved
 

@@ -632,7 +632,8 @@ class FirestoreStateStore:
                     fields["state"] = UnitState.PENDING.value
                 return fields
 
-            moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change)
+            moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change,
+                               also=self._moves(run_id, seen.index))
         return moved
 
     def _reopen(self, op: str, ref: Any, states: set[str], fields: dict[str, Any]) -> bool:

@@ -186,7 +186,7 @@ def _read_units(nbytes: int) -> float:
 def _attach_boto(client: Any, counts: OpCounts) -> None:
     def before(params: dict[str, Any], model: Any, context: dict[str, Any],
                **_: Any) -> None:
-        context["docfleet_params"] = params
+        context["docfleet_params"] = params  # the API parameters, before serialization
 
     def after(http_response: Any, parsed: dict[str, Any], model: Any,
               context: dict[str, Any], **_: Any) -> None:
@@ -222,7 +222,7 @@ def _attach_boto(client: Any, counts: OpCounts) -> None:
         counts.add(f"dynamodb.{op}", items_read=read, items_written=written,
                    read_units=ru, write_units=wu)
 
-    client.meta.events.register("before-call.dynamodb", before)
+    client.meta.events.register("before-parameter-build.dynamodb", before)
     client.meta.events.register("after-call.dynamodb", after)
 
 

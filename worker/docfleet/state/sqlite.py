@@ -322,7 +322,7 @@ class SQLiteStateStore:
 
     def delete_run(self, run_id: str) -> bool:
         def tx(conn: sqlite3.Connection) -> bool:
-            for table in ("units", "spend", "quarantine", "reservations"):
+            for table in ("units", "spend", "quarantine", "reservations", "finalizers"):
                 conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
             return conn.execute("DELETE FROM runs WHERE run_id = ?", (run_id,)).rowcount == 1
 

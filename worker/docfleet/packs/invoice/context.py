@@ -31,6 +31,12 @@ class Page:
     lines: list[dict[str, Field | None]]
     last: bool
 
+    @property
+    def discount(self) -> bool:
+        """Whether this page prints a discount column: one of its lines has a discount (a
+        column header is a label, and a label is printed only with a value it links)."""
+        return any(line["discount"] for line in self.lines)
+
 
 def _money(jur: Jurisdiction, name: str, amount: Decimal, line: int | None = None) -> Field:
     return Field(name, jur.money(amount), format(amount, "f"), line)
@@ -164,7 +170,6 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         "po_number": Field("po_number", invoice.po_number, invoice.po_number)
         if invoice.po_number else None,
         "pages": pages,
-        "show_discount": any(item.discount_percent for item in invoice.lines),
         "show_line_tax": len(invoice.taxes) > 1,
         "subtotal": _money(jur, "subtotal", invoice.subtotal),
         "discount_total": _money(jur, "discount_total", invoice.discount_total)
