@@ -47,7 +47,10 @@ def test_generation_with_a_catalogue_prints_its_text(tmp_path: Path, llm: FakeLL
             [sys.executable, "-m", "docfleet", "run", "--run-id", "inv1", "--total", "6",
              "--pack", "invoice", "--state", state, "--out", out, "--tasks", "1",
              "--option", f"catalogue={uri}", "--option", "format=html",
-             "--option", "lines=2-4", "--log-dir", str(tmp_path / "logs" / state[-8:])],
+             "--option", "lines=2-4", "--log-dir", str(tmp_path / "logs" / state[-8:]),
+             # the locales the catalogue was built for (a locale it lacks falls back to the
+             # procedural vocabulary)
+             "--option", "locales=en-US,en-GB,fr-FR,de-DE"],
             env=env(), capture_output=True, text=True, timeout=240)
 
     def golden(out: str) -> list[dict]:

@@ -31,7 +31,7 @@ def test_dockerfile_shape() -> None:
     stages = re.findall(r"^FROM\s+(\S+)(?:\s+AS\s+(\w+))?", text, re.M)
     assert len(stages) >= 2, "multi-stage"
     assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim", text, re.M)
-    assert '".[gcp,aws,render,llm,export]"' in text
+    assert '".[gcp,aws,render,llm,export,postgres]"' in text
     for package in ("chromium-headless-shell", "tini", "fonts-dejavu-core", "fonts-liberation2",
                     "fonts-noto-cjk", "fonts-noto-core"):
         assert re.search(rf"^\s+{package} \\$", text, re.M), package

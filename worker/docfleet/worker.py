@@ -4,6 +4,7 @@ complete), linger for peers' units, finalize, and exit with a code that names ho
 from __future__ import annotations
 
 import logging
+import math
 import random
 import signal
 import threading
@@ -36,6 +37,8 @@ EXIT_SIGTERM = 143
 #: How often the drain loop re-reads the run's state (pause / cancel), at least; a large
 #: fleet reads it less often (``pacing.FLEET_STATE_CHECKS_PER_SECOND`` for the fleet).
 RUN_STATE_CHECK_SECONDS = 2.0
+#: How often a lingering task looks at the RUNNING units' leases, per lease period.
+WATCHES_PER_LEASE = 3
 #: Consecutive environment faults (this task's output volume full, read-only, refusing
 #: writes) after which the task exits EXIT_STORE so the engine restarts it elsewhere.
 MAX_ENVIRONMENT_FAULTS = 3
@@ -88,6 +91,7 @@ class Worker:
         self._state_checked = 0.0
         self._environment_faults = 0
         self._leases = LeaseWatch(settings.lease_seconds)
+        self._watched = -math.inf  # monotonic time of the last look at the RUNNING units
         self._state_interval = pacing.fleet_interval(
             RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
 
@@ -166,7 +170,12 @@ class Worker:
                               progress[UnitState.RUNNING], extra={"event": "linger.end"})
                 return EXIT_OK
             started = telemetry.now_ns()
-            stale = self._leases.observe(self.store.running_units(self.spec.run_id))
+            stale = []
+            # the watch needs two looks more than a lease apart, not one per poll: looking
+            # WATCHES_PER_LEASE times a lease bounds its reads (one per RUNNING unit)
+            if time.monotonic() - self._watched >= self.settings.lease_seconds / WATCHES_PER_LEASE:
+                self._watched = time.monotonic()
+                stale = self._leases.observe(self.store.running_units(self.spec.run_id))
             reclaimed = self.store.reclaim_stale_units(
                 self.spec.run_id, stale, self.spec.max_attempts, clock.now()
             ) if stale else 0
