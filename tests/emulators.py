@@ -379,16 +379,11 @@ def firestore_uri(fs: Emulator, prefix: str) -> str:
 
 # -- pytest plugin ----------------------------------------------------------------------------
 def _require(ok: bool, what: str) -> None:
-    """tests/conftest.py's ``require``: fail under CI=true, skip elsewhere."""
-    main = HERE / "conftest.py"
-    for module in list(sys.modules.values()):
-        if getattr(module, "__file__", None) == str(main) and hasattr(module, "require"):
-            module.require(ok, what)
-            return
-    if not ok:  # conftest not loaded (e.g. imported from bench/): same rule
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"{what} is missing: CI must install and start it")
-        pytest.skip(f"{what} is not available on this machine")
+    """``needs.require``: fail under CI=true, skip elsewhere (the one rule, also when
+    imported from bench/)."""
+    from needs import require
+
+    require(ok, what)
 
 
 def _session(start: object, what: str) -> Iterator[Emulator]:

@@ -5,7 +5,6 @@ condition that ``docfleet verify`` accepts."""
 
 from __future__ import annotations
 
-import math
 import re
 import subprocess
 import sys
@@ -16,6 +15,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pypdfium2 as pdfium
 import pytest
+from capturegeom import geometry
 from pdftext import page_texts
 
 from docfleet.packs.base import RenderedDocument
@@ -23,7 +23,7 @@ from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.render.browser import Chromium
-from docfleet.render.capture import apply, homography
+from docfleet.render.capture import apply
 from docfleet.settings import load_settings
 from needs import require
 
@@ -48,27 +48,6 @@ def render(chromium: Chromium, run_id: str, **options: Any) -> RenderedDocument:
         return doc
     finally:
         session.close()
-
-
-def _corners(w: float, h: float) -> list[tuple[float, float]]:
-    return [(0, 0), (w, 0), (w, h), (0, h)]
-
-
-def geometry(page: dict[str, Any]):
-    """The page's point map rebuilt from its recorded parameters alone."""
-    w, h = page["width"], page["height"]
-    if page["condition"] == "photo":
-        q = page["perspective"]
-        return homography(_corners(w, h), [(q[i], q[i + 1]) for i in range(0, 8, 2)])
-    if page["condition"] == "fax":
-        t = math.radians(page["angle"])
-        dst = []
-        for x, y in _corners(w, h):
-            dx, dy = x - w / 2, y - h / 2
-            dst.append((w / 2 + dx * math.cos(t) + dy * math.sin(t) + page["shift_x"],
-                        h / 2 - dx * math.sin(t) + dy * math.cos(t) + page["shift_y"]))
-        return homography(_corners(w, h), dst)
-    return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
 def check_params(page: dict[str, Any], condition: str) -> None:

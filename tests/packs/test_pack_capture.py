@@ -5,7 +5,6 @@ its ink — the same proof as the invoice's, over every archetype and locale of 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,35 +16,14 @@ from packlib import PACKS, head, pdf_of
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
-from docfleet.render.capture import apply, homography
+from docfleet.render.capture import apply
 from docfleet.settings import load_settings
+from invoice.capturegeom import geometry
 from invoice.pdftext import page_texts
 from needs import require
 
 LOCALES = tuple(JURISDICTIONS)
 CONDITIONS = ("photo", "fax", "annotated")
-
-
-def _corners(w: float, h: float) -> list[tuple[float, float]]:
-    return [(0, 0), (w, 0), (w, h), (0, h)]
-
-
-def geometry(page: dict[str, Any]) -> tuple[float, ...]:
-    """The page's point map rebuilt from its recorded parameters alone (as the invoice
-    capture test rebuilds it)."""
-    w, h = page["width"], page["height"]
-    if page["condition"] == "photo":
-        q = page["perspective"]
-        return homography(_corners(w, h), [(q[i], q[i + 1]) for i in range(0, 8, 2)])
-    if page["condition"] == "fax":
-        t = math.radians(page["angle"])
-        dst = []
-        for x, y in _corners(w, h):
-            dx, dy = x - w / 2, y - h / 2
-            dst.append((w / 2 + dx * math.cos(t) + dy * math.sin(t) + page["shift_x"],
-                        h / 2 - dx * math.sin(t) + dy * math.cos(t) + page["shift_y"]))
-        return homography(_corners(w, h), dst)
-    return (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
 def check_params(page: dict[str, Any], condition: str) -> None:
