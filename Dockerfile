@@ -12,9 +12,13 @@ ENV PIP_NO_CACHE_DIR=1 \
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY worker ./worker
+# pip compiles the bytecode; the templates are compiled once here too, into a cache every
+# task reads (docfleet.render.template_cache: about 0.25 s of CPU less per task)
+ENV DOCFLEET_TEMPLATE_CACHE=/opt/docfleet/template-cache
 RUN python -m venv /opt/docfleet \
     && /opt/docfleet/bin/pip install --no-cache-dir ".[gcp,aws,render,llm,export,postgres]" \
-    && /opt/docfleet/bin/docfleet --version
+    && /opt/docfleet/bin/docfleet --version \
+    && /opt/docfleet/bin/python -m docfleet.render.template_cache
 
 # -- runtime: Debian's chromium-headless-shell and fonts, tini, a non-root user ------------
 # (headless-shell prints the same layout as full chromium at about a third of its CPU per
@@ -51,6 +55,7 @@ ENV PATH="/usr/local/bin:/opt/docfleet/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     DOCFLEET_CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell \
+    DOCFLEET_TEMPLATE_CACHE=/opt/docfleet/template-cache \
     DOCFLEET_LOG_FORMAT=json
 
 USER 10001:10001

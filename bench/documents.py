@@ -3,7 +3,7 @@
 bare-Chromium floor (one reused page printing the same invoice) measured in the same
 sitting; prints tables and writes ``bench/results/documents.json``.
 
-    python bench/documents.py                           # defaults: 30 and 90 PDFs
+    python bench/documents.py                           # defaults: 30 and 150 PDFs
     python bench/documents.py --small 20 --large 60 --chromium default,/usr/bin/chromium
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
         --out bench/results/documents-base.json         # the same bench on other code
@@ -13,7 +13,11 @@ measured command runs in a cgroup of its own (cgroup v1 ``cpuacct`` or v2 ``cpu.
 when this process may create one, e.g. as root), else by polling ``/proc`` for every
 descendant (short-lived processes can then be missed: the JSON says which was used).
 Marginal CPU per document is ``(cpu(large) - cpu(small)) / (large - small)`` of real
-one-task ``docfleet run``s; fixed CPU is what remains of the small run. The bench imports
+one-task ``docfleet run``s; fixed CPU is a one-document run's CPU less one marginal
+document (the JSON also has what remains of the small run, a noisier estimate that
+carries the marginal's error 30 times). Documents/s is
+given twice per task count: for the whole large run (start-up included) and steady (the
+documents the large run adds over the small one per second of wall it adds). The bench imports
 nothing from docfleet itself, so ``PYTHONPATH`` can point it at another checkout.
 """
 
@@ -225,6 +229,13 @@ def floor(meter: Meter, executable: str, small: int, large: int, batch: int
             "ms_per_document": round(per * 1000, 1)}
 
 
+def steady(small: dict[str, Any], large: dict[str, Any]) -> float:
+    """Documents per second once the fleet runs: the documents the large run adds over
+    the small one, over the wall time they add (start-up and finalize cancel out)."""
+    extra = large["seconds"] - small["seconds"]
+    return round((large["documents"] - small["documents"]) / extra, 2) if extra > 0 else 0.0
+
+
 def marginal(small: dict[str, Any], large: dict[str, Any]) -> tuple[float, float]:
     per = (large["cpu_s"] - small["cpu_s"]) / (large["documents"] - small["documents"])
     return per, small["cpu_s"] - per * small["documents"]
@@ -242,7 +253,7 @@ def table(console: Console, title: str, cols: list[str], rows: list[list[str]]) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--small", type=int, default=30, help="documents of the small run")
-    parser.add_argument("--large", type=int, default=90, help="documents of the large run")
+    parser.add_argument("--large", type=int, default=150, help="documents of the large run")
     parser.add_argument("--html-scale", type=int, default=4,
                         help="html runs are this many times larger (they are cheap)")
     parser.add_argument("--tasks", default="1,2", help="task counts for docs/s")
@@ -289,18 +300,25 @@ def main() -> None:
             scale = args.html_scale if mode == "html" else 1
             small, large = args.small * scale, args.large * scale
             runs: dict[int, dict[str, Any]] = {}
-            one_small = fleet(meter, mode, 1, small, exe)
+            smalls: dict[int, dict[str, Any]] = {}
             for t in tasks:
+                smalls[t] = fleet(meter, mode, t, small, exe)
                 runs[t] = fleet(meter, mode, t, large, exe)
-            for r in (one_small, *runs.values()):
+            for r in (*smalls.values(), *runs.values()):
                 r["chromium"] = chromium
                 results.append(r)
             row: dict[str, Any] = {"chromium": chromium, "mode": mode}
             if 1 in runs:
-                per, fixed = marginal(one_small, runs[1])
+                per, fixed = marginal(smalls[1], runs[1])
+                one = fleet(meter, mode, 1, 1, exe)
+                one["chromium"] = chromium
+                results.append(one)
                 row |= {"cpu_ms_per_document": round(per * 1000, 1),
-                        "fixed_cpu_s": round(fixed, 2)}
-            row |= {f"documents_per_s_{t}_tasks": runs[t]["documents_per_s"] for t in tasks}
+                        "fixed_cpu_s": round(one["cpu_s"] - per, 2),
+                        "fixed_cpu_s_from_small_run": round(fixed, 2)}
+            for t in tasks:
+                row[f"documents_per_s_{t}_tasks"] = runs[t]["documents_per_s"]
+                row[f"steady_documents_per_s_{t}_tasks"] = steady(smalls[t], runs[t])
             summary.append(row)
     report["fleet"] = results
     report["summary"] = summary
@@ -317,7 +335,7 @@ def main() -> None:
 
     batches = sorted({f["batch"] for f in floors})
     cols = ["chromium", "mode", "CPU ms/doc", "fixed CPU s",
-            *(f"docs/s {t} task{'s' if t > 1 else ''}" for t in tasks)]
+            *(f"docs/s {t} task{'s' if t > 1 else ''} (run; steady)" for t in tasks)]
     rows = []
     for row in summary:
         for batch in batches:
@@ -327,7 +345,8 @@ def main() -> None:
                     "floor_ms": ms, "ratio": round(row["cpu_ms_per_document"] / ms, 2)}
         rows.append([row["chromium"], row["mode"], f"{row.get('cpu_ms_per_document', '-')}",
                      f"{row.get('fixed_cpu_s', '-')}",
-                     *(f"{row[f'documents_per_s_{t}_tasks']:.2f}" for t in tasks)])
+                     *(f"{row[f'documents_per_s_{t}_tasks']:.1f}; "
+                       f"{row[f'steady_documents_per_s_{t}_tasks']:.1f}" for t in tasks)])
     table(console, f"docfleet run ({args.label}): whole-tree CPU and speed", cols, rows)
     for row in summary:
         for batch, r in row.get("ratio_to_floor", {}).items():

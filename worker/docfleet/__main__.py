@@ -1,3 +1,3 @@
-from docfleet.cli import main
+from docfleet.cli import entrypoint
 
-main()
+entrypoint()

@@ -106,6 +106,17 @@ def main() -> None:
     leaderless fleet of identical tasks sharing one state store."""
 
 
+def entrypoint() -> None:
+    """The ``docfleet`` program (console script and ``python -m docfleet``): :func:`main`
+    in a process of its own. A task process (``docfleet work``) first keeps pyarrow
+    from importing pandas, which it never uses (:func:`docfleet.shards.skip_pandas_probe`)."""
+    if sys.argv[1:2] == ["work"]:
+        from docfleet.shards import skip_pandas_probe
+
+        skip_pandas_probe()
+    main()
+
+
 @main.command()
 @run_options
 @friendly_errors

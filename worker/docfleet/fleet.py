@@ -95,7 +95,7 @@ def run_fleet(
         with FleetDisplay(console, spec.run_id) as display:
             while any(p.poll() is None for p in procs):
                 poll(display)
-                time.sleep(0.5)
+                _wait_any_exit(procs, 0.5)
             watch.check([p.returncode for p in procs])
             display.final(snapshot(store.units(spec.run_id), spec, 0,
                                    time.monotonic() - started))
@@ -109,3 +109,11 @@ def run_fleet(
     if any(c == 1 for c in codes):
         return 1
     return next((c for c in codes if c != 0), 0)
+
+
+def _wait_any_exit(procs: list[subprocess.Popen], seconds: float) -> None:
+    """Sleep up to ``seconds``, returning early (within 50 ms) once every task has
+    exited, so the fleet's last line follows its last task at once."""
+    deadline = time.monotonic() + seconds
+    while any(p.poll() is None for p in procs) and time.monotonic() < deadline:
+        time.sleep(0.05)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib.abc
 import io
+import sys
 from typing import Any
 
 import pyarrow as pa
@@ -10,9 +12,13 @@ import pyarrow.parquet as pq
 
 
 def shard_bytes(schema: pa.Schema, rows: list[dict[str, Any]]) -> bytes:
-    """Encode ``rows`` as Parquet with ``schema``. Same rows → same bytes (no timestamps,
-    fixed writer options). Raises if a row does not fit the schema."""
-    table = pa.Table.from_pylist(rows, schema=schema)
+    """Encode ``rows`` as Parquet with ``schema``: a key missing from a row is null, a key
+    not in the schema is ignored. Same rows → same bytes (no timestamps, fixed writer
+    options). Raises ``pyarrow.ArrowInvalid``/``TypeError`` if a value does not fit its
+    column's type."""
+    columns = [pa.array([row.get(name) for row in rows], type=schema.field(name).type)
+               for name in schema.names]
+    table = pa.Table.from_arrays(columns, schema=schema)
     sink = io.BytesIO()
     pq.write_table(
         table, sink, compression="zstd", use_dictionary=True, write_statistics=True,
@@ -23,3 +29,25 @@ def shard_bytes(schema: pa.Schema, rows: list[dict[str, Any]]) -> bytes:
 
 def read_shard(data: bytes) -> pa.Table:
     return pq.read_table(io.BytesIO(data))
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def skip_pandas_probe() -> None:
+    """Tell pyarrow this process has no pandas, so its first array conversion does not
+    import it (about 0.9 s of CPU per task where pandas is installed, e.g. next to
+    ``datasets``). For task processes: nothing they run converts to or from pandas, and
+    afterwards ``Table.to_pandas()`` raises in this process. ``import pandas`` keeps
+    working. Idempotent; a no-op once pandas is imported."""
+    if "pandas" in sys.modules:
+        return
+    blocker = _NoPandas()
+    sys.meta_path.insert(0, blocker)
+    try:
+        pa.lib._pandas_api.have_pandas  # noqa: B018 - the probe caches its answer
+    finally:
+        sys.meta_path.remove(blocker)

@@ -192,13 +192,18 @@ class Worker:
         return self._signal_exit()
 
     def _idle_wait(self, seconds: float) -> None:
-        """Wait ``seconds`` for peers' units, or less: a store that can signal returned
-        work (``wait_for_work``: PostgreSQL's LISTEN/NOTIFY) wakes the task at once."""
+        """Wait ``seconds`` for peers' units, or less: a store that can signal a change
+        (``wait_for_work``: PostgreSQL's LISTEN/NOTIFY for returned work, SQLite's
+        ``data_version`` for any peer's commit) wakes the task at once; so does a stop."""
         wait_for_work = getattr(self.store, "wait_for_work", None)
         if wait_for_work is None or self.stop.is_set():
             self.stop.wait(seconds)
             return
-        wait_for_work(self.spec.run_id, seconds)
+        deadline = time.monotonic() + seconds
+        # in slices, so SIGTERM ends the wait within half a second
+        while not self.stop.is_set() and (left := deadline - time.monotonic()) > 0:
+            if wait_for_work(self.spec.run_id, min(left, 0.5)):
+                return
 
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
@@ -223,9 +228,12 @@ class Worker:
         after all)."""
         opcount.set_phase("finish")
         run_id = self.spec.run_id
-        backoff = pacing.fleet_backoff(self.settings.poll_seconds,
-                                       min(self.identity.count, FINALIZE_STANDBYS),
-                                       pacing.FLEET_IDLE_POLLS_PER_SECOND)
+        # at most FINALIZE_STANDBYS tasks wait here, for a finalize that takes well under a
+        # second: start at an eighth of the poll so the fleet's last task leaves soon after
+        # the root lands (it was a whole poll: ~1 s of wall on every run)
+        backoff = pacing.Backoff(self.settings.poll_seconds / 8, pacing.fleet_ceiling(
+            self.settings.poll_seconds, min(self.identity.count, FINALIZE_STANDBYS),
+            pacing.FLEET_IDLE_POLLS_PER_SECOND))
         standby = self.identity.index < FINALIZE_STANDBYS or self.identity.attempt > (
             1 if self.identity.engine == "aws-batch" else 0)
         deadline = time.monotonic() + self.settings.linger
@@ -240,7 +248,7 @@ class Worker:
             wait = backoff.next()
             opcount.mark("finalizer_wait")
             opcount.mark("idle_ms", int(wait * 1000))
-            self.stop.wait(wait)
+            self._idle_wait(wait)
         with _FinalizerLease(self):
             run = self.store.get_run(run_id)  # a finalizer may have finished just now
             if run is not None and run.state in (RunState.COMPLETED, RunState.FAILED):

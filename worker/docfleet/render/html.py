@@ -71,13 +71,16 @@ class FieldPrinter:
 @cache
 def environment() -> Environment:
     """The shared Jinja environment over ``docfleet/render/templates`` (strict undefined:
-    a missing context key is an error, never an empty string on the page). Jinja is
-    imported here, not with the module: a process that only validates options never
-    pays for it."""
+    a missing context key is an error, never an empty string on the page), with compiled
+    templates cached on disk (:mod:`docfleet.render.template_cache`). Jinja is imported
+    here, not with the module: a process that only validates options never pays for it."""
     from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+    from docfleet.render.template_cache import bytecode_cache
 
     return Environment(
         loader=PackageLoader("docfleet.render", "templates"),
+        bytecode_cache=bytecode_cache(),
         autoescape=select_autoescape(["html", "j2"], default=True),
         undefined=StrictUndefined,
         trim_blocks=True,

@@ -256,6 +256,28 @@ class SQLiteStateStore:
     def _read(self, fn: Callable[[sqlite3.Connection], T]) -> T:
         return self._retry(lambda: fn(self._conn()))
 
+    #: How often :meth:`wait_for_work` looks for a peer's commit (a local read, no I/O).
+    CHANGE_POLL_SECONDS = 0.05
+
+    def wait_for_work(self, run_id: str, timeout: float) -> bool:
+        """Block up to ``timeout`` seconds until another connection commits to this file
+        (``PRAGMA data_version`` moves: a peer's completion, release, reclaim or plan),
+        looking every :attr:`CHANGE_POLL_SECONDS`; returns whether one did. Any commit
+        ends the wait, of any run: the caller re-reads what it waits for. A commit made
+        before this call started is not seen (the wait then runs to ``timeout``)."""
+        deadline = time.monotonic() + max(0.0, float(timeout))
+        conn = self._conn()
+
+        def version() -> int:
+            return self._retry(lambda: conn.execute("PRAGMA data_version").fetchone()[0])
+
+        seen = version()
+        while (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(self.CHANGE_POLL_SECONDS, left))
+            if version() != seen:
+                return True
+        return False
+
     # -- runs -------------------------------------------------------------------------
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
         fingerprint = spec.fingerprint()

@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import Any
 
 from docfleet.packs.invoice.records import Invoice
-from docfleet.packs.invoice.schema import PAGES
 from docfleet.render.html import PrintedField
 from docfleet.render.layout import Box, Layout
 
@@ -204,6 +203,12 @@ def cell_rows(document: int, layout: Layout, carry: BoxMap | None = None
     return rows
 
 
+def _page_columns() -> list[str]:
+    from docfleet.packs.invoice.schema import PAGES  # pyarrow: loaded by the task, not here
+
+    return PAGES.names
+
+
 def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
               params: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """One ``pages`` row per printed page: size in points, the condition and every
@@ -214,7 +219,7 @@ def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
                                "condition": condition}
         if params:
             row.update(params[i])
-        for name in PAGES.names:
+        for name in _page_columns():
             row.setdefault(name, None)
         rows.append(row)
     return rows

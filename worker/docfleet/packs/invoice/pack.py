@@ -31,8 +31,6 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pyarrow as pa
-
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
@@ -51,7 +49,6 @@ from docfleet.packs.invoice.golden import (
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
 from docfleet.packs.invoice.records import Invoice
-from docfleet.packs.invoice.schema import COLUMN_DOCS, TABLES, TOKENISATION
 from docfleet.render.browser import Chromium, Job, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
 from docfleet.render.layout import Box, Layout
@@ -60,7 +57,9 @@ from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
 
 if TYPE_CHECKING:  # imported where used: `docfleet run` loads this pack only to check
-    # options, and a clean-only task never scans
+    # options (no pyarrow, no Faker there), and a clean-only task never scans
+    import pyarrow as pa
+
     from docfleet.packs.invoice.source import InvoiceSource
 
 _MEDIA_BOX = re.compile(rb"/MediaBox\s*\[\s*0\s+0\s+([0-9.]+)\s+([0-9.]+)\s*\]")
@@ -309,10 +308,14 @@ class InvoicePack:
     archetypes = ARCHETYPES
 
     def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
+        from docfleet.packs.invoice.schema import TABLES  # pyarrow: not for the launcher
+
         return dict(TABLES)
 
     def describe(self) -> dict[str, Any]:
         """What the dataset card prints: column meanings and the tokenisation rule."""
+        from docfleet.packs.invoice.schema import COLUMN_DOCS, TOKENISATION
+
         return {"columns": COLUMN_DOCS, "tokenisation": TOKENISATION}
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
