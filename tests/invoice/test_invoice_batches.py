@@ -81,6 +81,36 @@ def test_a_document_is_the_same_whatever_unit_or_batch_it_is_printed_in(
         assert_boxes_hold_their_text(doc)
 
 
+def test_the_last_block_of_a_run_lays_out_no_document_past_its_total(
+    chromium: Chromium, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A run of ``BATCH + 3`` documents: its last block holds 3, and no unit of it lays
+    out (or even builds) a neighbour at or past the total; those 3 are the same bytes
+    whatever unit asks for them."""
+    total = BATCH + 3
+    built: list[int] = []
+    prepare = InvoiceSession.prepare
+
+    def counting(self: InvoiceSession, run_id: str, i: int) -> Any:
+        built.append(i)
+        return prepare(self, run_id, i)
+
+    monkeypatch.setattr(InvoiceSession, "prepare", counting)
+    session = InvoiceSession(parse_options(OPTIONS), chromium.executable, chromium.pages,
+                             chromium=chromium)
+    try:
+        whole = {d.index: d for d in session.render(RUN, range(total), total)}
+        assert max(built) == total - 1
+        built.clear()
+        for piece in ([total - 1], range(BATCH + 1, total), [BATCH]):
+            for doc in session.render(RUN, piece, total):
+                assert doc.files == whole[doc.index].files, (piece, doc.index)
+                assert doc.rows == whole[doc.index].rows, (piece, doc.index)
+        assert set(built) == set(range(BATCH, total))  # the last block: neighbours < total
+    finally:
+        session.close()
+
+
 def test_a_right_to_left_document_keeps_its_direction_in_a_batch(chromium: Chromium) -> None:
     """The batch lays each document out in a shadow host: an ar-SA document must still read
     right to left there (its words' boxes run leftwards along a line; the last word of a

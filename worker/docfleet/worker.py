@@ -415,7 +415,8 @@ class Worker:
         part = Part(claim.run_id, claim.unit_index, claim.start, claim.count)
         rows: dict[str, list[dict]] = {table: [] for table in self.tables}
         written = 0
-        documents = self._session_for_work().render(claim.run_id, claim.indexes)
+        documents = self._session_for_work().render(claim.run_id, claim.indexes,
+                                                    self.spec.total)
         try:
             for doc in documents:
                 for name, data in sorted(doc.files.items()):

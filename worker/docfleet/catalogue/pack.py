@@ -66,7 +66,8 @@ class CatalogueSession:
         return cls(self.context.store, self.context.run_id, self.context.owner,
                    self.options.cap_nano, ttl_seconds=task.ttl_for(blocks), block_calls=blocks)
 
-    def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
+    def render(self, run_id: str, indexes: Sequence[int], total: int | None = None
+               ) -> Iterator[RenderedDocument]:
         items = [self.options.item(i) for i in indexes]
         try:
             entries = self.loop.run_until_complete(

@@ -47,9 +47,12 @@ class PackContext:
 
 @runtime_checkable
 class PackSession(Protocol):
-    def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
-        """Yield one document per index, in order. The kernel may stop iterating early
-        (lost lease, shutdown) and then closes the iterator."""
+    def render(self, run_id: str, indexes: Sequence[int], total: int | None = None
+               ) -> Iterator[RenderedDocument]:
+        """Yield one document per index, in order. ``total``: the run's document count
+        (no index at or past it exists: a session that renders a document's neighbours
+        along with it skips those), ``None`` if unknown. The kernel may stop iterating
+        early (lost lease, shutdown) and then closes the iterator."""
         ...
 
     def close(self) -> None: ...

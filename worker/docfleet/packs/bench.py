@@ -59,7 +59,8 @@ class BenchSession:
         self.fail_indexes = _index_set("DOCFLEET_BENCH_FAIL_INDEXES")
         self.crash_indexes = _index_set("DOCFLEET_BENCH_CRASH_INDEXES")
 
-    def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
+    def render(self, run_id: str, indexes: Sequence[int], total: int | None = None
+               ) -> Iterator[RenderedDocument]:
         for index in indexes:
             if index in self.crash_indexes:
                 os._exit(137)

@@ -9,7 +9,8 @@ Batches are fixed by the index alone, so a document's bytes never depend on the 
 size or on which documents a unit asked for: the indexes fall into blocks
 ``[k*BATCH, (k+1)*BATCH)``, and the documents of one block that share a page size are
 printed together by one ``page.pdf`` call. A unit that covers part of a block lays out
-the rest of it too (printed for their neighbours' sake, never stored). A document whose
+the rest of it too (printed for their neighbours' sake, never stored), up to the run's
+total: the last block of a run is only as long as the run. A document whose
 layout is wrong fails alone; a batch that fails as a whole is printed one document at a
 time (see :mod:`docfleet.render.browser`).
 
@@ -143,7 +144,8 @@ class InvoiceSession:
         html, printed = render_html(ARCHETYPE_SPECS[invoice.archetype].template, context)
         return invoice, html, printed, len(context["pages"])
 
-    def render(self, run_id: str, indexes: Sequence[int]) -> Iterator[RenderedDocument]:
+    def render(self, run_id: str, indexes: Sequence[int], total: int | None = None
+               ) -> Iterator[RenderedDocument]:
         if self.options.format == "html":
             for index in indexes:
                 invoice, html, printed, _ = self.prepare(run_id, index)
@@ -156,7 +158,8 @@ class InvoiceSession:
                 wanted = set(block)
                 first = block[0] - block[0] % BATCH
                 batches: dict[tuple[int, int], list[tuple[int, Job, tuple | None]]] = {}
-                for index in range(first, first + BATCH):
+                last = first + BATCH if total is None else min(first + BATCH, total)
+                for index in range(first, max(last, block[-1] + 1)):
                     if index in wanted:
                         invoice, html, printed, pages = self.prepare(run_id, index)
                         width, height = self.page_size(invoice)
