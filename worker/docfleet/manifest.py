@@ -159,7 +159,7 @@ def hash_blob(files: RunFiles, relative: str) -> tuple[str, int]:
     (``sha256_of``) so a large file is never held whole. Raises :class:`BlobNotFoundError`."""
     streaming = getattr(files.blob, "sha256_of", None)
     if streaming is not None:
-        return streaming(files.key(relative))  # type: ignore[no-any-return]
+        return streaming(files.key(relative))
     data = files.get(relative)
     return sha256(data), len(data)
 
@@ -239,7 +239,8 @@ def root_shape_problems(root: dict[str, Any], run_id: str) -> list[str]:
         return [f"{where} belongs to run {root.get('run_id')!r}"]
     params = root.get("parameters") or {}
     total, size = params.get("total"), params.get("unit_size")
-    units = sorted(e.get("unit") for e in root["parts"] if isinstance(e, dict))
+    units = sorted(e["unit"] for e in root["parts"] if isinstance(e, dict)
+                   and isinstance(e.get("unit"), int))
     if isinstance(total, int) and isinstance(size, int) and size > 0:
         expected = -(-total // size)
         if units != list(range(expected)) or root.get("units") != expected:

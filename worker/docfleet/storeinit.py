@@ -52,7 +52,7 @@ def init_store(uri: str) -> list[Finding]:
         if hook is None:
             return _other_state(parsed)
         module, _, function = hook.partition(":")
-        return getattr(importlib.import_module(module), function)(parsed)  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(module), function)(parsed)
     parsed = parse_uri(uri, STATE_SCHEMES + BLOB_SCHEMES, "store")
     return {"file": _file, "gs": _gs, "s3": _s3}[parsed.scheme](parsed)
 
@@ -170,8 +170,8 @@ def _gs(parsed: ParsedURI) -> list[Finding]:
     where = f"gs://{bucket}"
     emulator = parsed.query.get("emulator") or os.environ.get("STORAGE_EMULATOR_HOST")
     try:
+        import google.cloud.storage as storage
         from google.api_core import exceptions as gexc
-        from google.cloud import storage
     except ImportError:
         from docfleet.errors import MissingExtraError
 

@@ -67,7 +67,7 @@ class GCSBlobStore:
         retry_seconds: float | None = None,
     ) -> None:
         try:
-            from google.cloud import storage
+            import google.cloud.storage as storage
         except ImportError:
             raise MissingExtraError("the gs:// output", "gcp") from None
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""

@@ -187,10 +187,10 @@ class BudgetGuard:
                     if rid is not None:
                         self._block = _Block(rid, size, size, time.monotonic())
                         break
-                if self._block is None:
+                block = self._block
+                if block is None:
                     self.refused += 1
                     return None
-            block = self._block
             block.remaining -= worst_nano
             block.outstanding += 1
             return Ticket(block.rid, worst_nano, block)

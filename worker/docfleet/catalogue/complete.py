@@ -149,7 +149,7 @@ class ItemCompleter:
             await asyncio.gather(*tasks, return_exceptions=True)
             await self.guard.flush()
 
-    async def _watch(self, stop: Any, tasks: list[asyncio.Future[Entry]]) -> None:
+    async def _watch(self, stop: Any, tasks: Sequence[asyncio.Future[Entry]]) -> None:
         while True:
             await asyncio.sleep(0.2)
             if stop is not None and stop.is_set():

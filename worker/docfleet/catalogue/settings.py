@@ -32,7 +32,7 @@ class CatalogueSettings(BaseSettings):
         """From the environment; :class:`ConfigError` naming a bad variable."""
         from docfleet.settings import load_env_model
 
-        return load_env_model(cls, "DOCFLEET_CATALOGUE_")  # type: ignore[no-any-return]
+        return load_env_model(cls, "DOCFLEET_CATALOGUE_")
 
     def blocks_for(self, state_uri: str) -> int:
         """Calls per reservation for a store: the setting, else by backend."""

@@ -157,8 +157,10 @@ class DocumentSteps(Protocol):
 
     #: the record tables (the session adds ``fields`` and ``words``)
     tables: dict[str, pa.Schema]
-    #: the per-line field whose page is the line's page (``None``: no per-line pages)
-    line_field: str | None
+    @property
+    def line_field(self) -> str | None:
+        """The per-line field whose page is the line's page (``None``: no per-line pages)."""
+        ...
 
     def source(self, options: PackOptions) -> DocumentSource[Any]: ...
 
@@ -189,6 +191,8 @@ class TemplatedSession(InvoiceSession):
     def __init__(self, steps: DocumentSteps, options: PackOptions, chromium_path: str,
                  pages: int, chromium: Any = None) -> None:
         self.steps = steps
+        # a pack's PackOptions in InvoiceSession's InvoiceOptions slot: the base reads only
+        # the members both have (format, conditions, capture knobs)
         super().__init__(options, chromium_path, pages, chromium)  # type: ignore[arg-type]
 
     def make_source(self, options: Any) -> Any:

@@ -123,7 +123,9 @@ class Capture:
         h = self.matrices[page - 1]
         x0, y0, x1, y1 = box
         pts = [apply(h, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
-        return tuple(round(v, 3) for p in pts for v in p)  # type: ignore[return-value]
+        (ax, ay), (bx, by), (cx, cy), (dx, dy) = pts
+        return (round(ax, 3), round(ay, 3), round(bx, 3), round(by, 3),
+                round(cx, 3), round(cy, 3), round(dx, 3), round(dy, 3))
 
     def box(self, page: int, box: Box) -> Box:
         """The axis-aligned hull of the carried ``box``, clipped to the page."""
@@ -246,7 +248,7 @@ def _photo(image: Image.Image, w: float, h: float, rng: random.Random, scale: fl
     light = grad.resize(size, Image.Resampling.BILINEAR).convert("RGB")
     photo = ImageChops.multiply(photo, light)
     tint = tuple(rng.randint(235, 255) for _ in range(3))
-    photo = ImageChops.multiply(photo, Image.new("RGB", size, tint))  # type: ignore[arg-type]
+    photo = ImageChops.multiply(photo, Image.new("RGB", size, tint))
     blur = round(rng.uniform(0.4, 1.2), 2)
     photo = photo.filter(ImageFilter.GaussianBlur(blur))
     noise = rng.randint(6, 16)
@@ -341,7 +343,7 @@ def _annotate(image: Image.Image, w: float, h: float, rng: random.Random, scale:
         font = _font(language, size)
         left, top, right, bottom = font.getbbox(text)
         tw, th = right - left + 2 * size // 2, bottom - top + size // 2
-        stamp = Image.new("RGBA", (tw, th), (0, 0, 0, 0))
+        stamp = Image.new("RGBA", (int(tw), int(th)), (0, 0, 0, 0))
         sd = ImageDraw.Draw(stamp)
         colour = rng.choice(((200, 30, 30), (30, 60, 170), (20, 120, 60)))
         sd.rectangle((2, 2, tw - 3, th - 3), outline=(*colour, 200), width=max(3, size // 9))

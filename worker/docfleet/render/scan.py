@@ -67,7 +67,9 @@ def _degrade(image: Image.Image, params: ScanParams, rng: random.Random) -> Imag
     w, h = image.size
     grey = image.convert("L")
     grey = grey.rotate(params.angle, resample=Image.Resampling.BICUBIC, center=(w / 2, h / 2),
-                       translate=(params.shift[0] * scale, params.shift[1] * scale),
+                       # Pillow takes sub-pixel offsets (an affine matrix); its stub says int
+                       translate=(params.shift[0] * scale,  # type: ignore[arg-type]
+                                  params.shift[1] * scale),
                        fillcolor=255)
     grey = grey.filter(ImageFilter.GaussianBlur(params.blur))
     lo = round(255 * (1 - params.contrast) * 0.6)

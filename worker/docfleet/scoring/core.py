@@ -260,7 +260,7 @@ class Scorer:
             g = partner.get(pid)
             for pred in by_line[pid]:
                 occ = open_fields[g].get(pred.field) if g is not None else None
-                if occ and self._matches(doc, pred.field, pred, occ):
+                if g is not None and occ and self._matches(doc, pred.field, pred, occ):
                     del open_fields[g][pred.field]
                     self._count(doc, pred.field, pred, occ)
                 else:
@@ -287,8 +287,8 @@ class Scorer:
                 value, {"overall": Counts(), "fields": {}})
             entry["overall"].add(counts)
             entry["fields"][name] = counts.as_dict()
-        for dim in breakdown.values():
-            for entry in dim.values():
+        for by_value in breakdown.values():
+            for entry in by_value.values():
                 entry["overall"] = entry["overall"].as_dict()
         docs = self.truth.documents
         for dim in DIMENSIONS:

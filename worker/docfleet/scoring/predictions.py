@@ -65,7 +65,7 @@ def _record(raw: dict[str, Any], where: str, resolve: dict[str, int], number: in
     page = None
     if any(not _blank(c) for c in coords):
         try:
-            x0, y0, x1, y1 = (float(c) for c in coords)  # type: ignore[arg-type]
+            x0, y0, x1, y1 = (float(c) for c in coords)  # type: ignore[arg-type]  # None/junk: caught below
         except (TypeError, ValueError):
             raise PredictionsError(f"{where}: a box needs numeric x0, y0, x1, y1") from None
         box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))

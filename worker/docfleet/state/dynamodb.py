@@ -23,6 +23,7 @@ at the client, before any request is sent.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -291,7 +292,7 @@ class DynamoDBStateStore:
             page_kwargs = dict(kwargs)
             if start:
                 page_kwargs["ExclusiveStartKey"] = start
-            page = self._call(op, lambda kw=page_kwargs: self._table.query(**kw))
+            page = self._call(op, functools.partial(self._table.query, **page_kwargs))
             yield from page.get("Items", [])
             start = page.get("LastEvaluatedKey")
             if not start or kwargs.get("Limit"):
@@ -385,8 +386,8 @@ class DynamoDBStateStore:
         delay = 0.05
         deadline = time.monotonic() + self._retry.bound
         while request:
-            resp = self._call("put_units", lambda r=request: self._client.batch_get_item(
-                RequestItems=r))
+            resp = self._call("put_units", functools.partial(
+                self._client.batch_get_item, RequestItems=request))
             found.extend(resp.get("Responses", {}).get(self.table_name, []))
             request = resp.get("UnprocessedKeys") or {}
             if request:
@@ -399,8 +400,8 @@ class DynamoDBStateStore:
         delay = 0.05
         deadline = time.monotonic() + self._retry.bound
         while pending:
-            resp = self._call("put_units", lambda p=pending: self._client.batch_write_item(
-                RequestItems=p))
+            resp = self._call("put_units", functools.partial(
+                self._client.batch_write_item, RequestItems=pending))
             pending = resp.get("UnprocessedItems") or {}
             if pending:
                 self._backoff(deadline, "put_units (unprocessed items)", delay)
@@ -454,7 +455,7 @@ class DynamoDBStateStore:
                                       "ConsistentRead": True}
             if start:
                 kwargs["ExclusiveStartKey"] = start
-            page = self._call("list_runs", lambda kw=kwargs: self._table.scan(**kw))
+            page = self._call("list_runs", functools.partial(self._table.scan, **kwargs))
             runs.extend(Run.from_record(it) for it in page.get("Items", []))
             start = page.get("LastEvaluatedKey")
             if not start:

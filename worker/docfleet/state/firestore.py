@@ -33,6 +33,7 @@ claim writes and transactions at the client, as contention would.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -179,11 +180,11 @@ class FirestoreStateStore:
         from google.api_core import exceptions as gexc
 
         if self._fault is not None:
-            inner = fn
+            inner, fault = fn, self._fault
 
-            def fn(transaction: Any) -> T:  # type: ignore[no-redef]
+            def fn(transaction: Any) -> T:
                 result = inner(transaction)
-                if random.random() < self._fault:  # type: ignore[operator]
+                if random.random() < fault:
                     raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
                 return result
 
@@ -396,7 +397,7 @@ class FirestoreStateStore:
         existed = self._call("delete_run", lambda: self._read(ref)).exists
         # every subcollection (units, spend, meta) first, then the marker itself
         for sub in self._call("delete_run", lambda: list(ref.collections())):
-            self._call("delete_run", lambda sub=sub: self._client.recursive_delete(sub))
+            self._call("delete_run", functools.partial(self._client.recursive_delete, sub))
         self._call("delete_run", lambda: ref.delete(retry=None, timeout=TIMEOUT))
         return existed
 
@@ -450,8 +451,9 @@ class FirestoreStateStore:
                 try:
                     if self.claim_mode == "transaction":
                         return self._transact(
-                            lambda t, ref=snap.reference: self._claim_tx(
-                                t, ref, run_id, owner, lease_seconds, now))
+                            functools.partial(self._claim_tx, ref=snap.reference,
+                                              run_id=run_id, owner=owner,
+                                              lease_seconds=lease_seconds, now=now))
                     return self._claim_precondition(snap, run_id, owner, lease_seconds, now)
                 except _Lost:
                     pass
@@ -674,7 +676,8 @@ class FirestoreStateStore:
         counts: dict[UnitState, int] = {}
         for state in UnitState:
             query = self._where(self._units_ref(run_id), "state", "==", state.value).count()
-            result = self._call("progress", lambda q=query: q.get(retry=None, timeout=TIMEOUT))
+            result = self._call("progress", functools.partial(query.get, retry=None,
+                                                              timeout=TIMEOUT))
             n = int(result[0][0].value) if result and result[0] else 0
             if n:
                 counts[state] = n

@@ -52,7 +52,7 @@ class StateBackend:
         (read-only commands) must not create anything."""
         module, _, function = self.opener.partition(":")
         opener = getattr(importlib.import_module(module), function)
-        return opener(parsed, create=create)  # type: ignore[no-any-return]
+        return opener(parsed, create=create)
 
 
 BACKENDS: tuple[StateBackend, ...] = (

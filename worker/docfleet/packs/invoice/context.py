@@ -42,7 +42,7 @@ def _money(jur: Jurisdiction, name: str, amount: Decimal, line: int | None = Non
     return Field(name, jur.money(amount), format(amount, "f"), line)
 
 
-def _party(jur: Jurisdiction, role: str, party: Party) -> dict[str, Field | None]:
+def _party(jur: Jurisdiction, role: str, party: Party) -> dict[str, Any]:
     def opt(name: str, text: str | None) -> Field | None:
         return Field(f"{role}_{name}", text, text) if text else None
 
@@ -50,7 +50,7 @@ def _party(jur: Jurisdiction, role: str, party: Party) -> dict[str, Field | None
     return {
         "name": Field(f"{role}_name", party.name, party.name),
         "address": Field(f"{role}_address", address, address),
-        "address_lines": len(party.address),  # type: ignore[dict-item]
+        "address_lines": len(party.address),
         "tax_id": opt("tax_id", party.tax_id),
         "phone": opt("phone", party.phone),
         "email": opt("email", party.email),
@@ -124,7 +124,7 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
 
     labels_fx = None
     if invoice.fx_rate is not None and invoice.fx_currency and invoice.fx_total is not None:
-        rate = jur.number(invoice.fx_rate, -invoice.fx_rate.as_tuple().exponent)  # type: ignore[operator]
+        rate = jur.number(invoice.fx_rate, -int(invoice.fx_rate.as_tuple().exponent))
         fx_total = f"{invoice.fx_currency}\u00a0{jur.number(invoice.fx_total, 2)}"
         labels_fx = {
             "rate": Field("fx_rate", f"1 {invoice.currency} = {rate} {invoice.fx_currency}",

@@ -157,13 +157,15 @@ class InvoiceSession:
             for block in _blocks(indexes):
                 wanted = set(block)
                 first = block[0] - block[0] % BATCH
-                batches: dict[tuple[int, int], list[tuple[int, Job, tuple | None]]] = {}
+                batches: dict[tuple[int, int], list[tuple[int, Job, tuple[
+                    Invoice, str, list[PrintedField], int] | None]]] = {}
                 last = first + BATCH if total is None else min(first + BATCH, total)
                 for index in range(first, max(last, block[-1] + 1)):
                     if index in wanted:
                         invoice, html, printed, pages = self.prepare(run_id, index)
                         width, height = self.page_size(invoice)
-                        item: tuple | None = (invoice, html, printed, pages)
+                        item: tuple[Invoice, str, list[PrintedField], int] | None = (
+                            invoice, html, printed, pages)
                     else:  # a neighbour: laid out and printed, never kept
                         invoice, html, _, _ = self.prepare(run_id, index)
                         width, height = self.page_size(invoice)
@@ -183,8 +185,8 @@ class InvoiceSession:
             while pending:
                 yield self._pdf_document(run_id, pending.popleft())
         finally:
-            for item in pending:  # abandoned early: let in-flight pages finish quietly
-                item.future.cancel()
+            for left in pending:  # abandoned early: let in-flight pages finish quietly
+                left.future.cancel()
 
     def _html_document(self, invoice: Invoice, html: str, printed: list[PrintedField]
                        ) -> RenderedDocument:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 LANGUAGES = ("en", "fr", "de", "ja", "ar")
 MAX_DESCRIPTION = 40
@@ -119,8 +120,8 @@ def _names(*names: str) -> dict[str, str]:
 
 
 def _p(code: str, names: tuple[str, str, str, str, str], unit: str, lo: str, hi: str,
-       **kw: object) -> Product:
-    return Product(code, _names(*names), unit, (lo, hi), **kw)  # type: ignore[arg-type]
+       **kw: Any) -> Product:
+    return Product(code, _names(*names), unit, (lo, hi), **kw)
 
 
 def _tiers(*pairs: tuple[int, str]) -> tuple[tuple[int, str], ...]:

@@ -11,6 +11,7 @@ import datetime as dt
 import random
 from decimal import Decimal
 from functools import cache
+from typing import Any
 
 from faker import Faker
 
@@ -75,10 +76,10 @@ CREDIT_PREFIX = {"en": "CN", "fr": "AV", "de": "GS", "ja": "HN", "ar": "CN"}
 def _address(fake: Faker, jur: Jurisdiction, state: str | None,
              rng: random.Random) -> tuple[str, ...]:
     if jur.locale == "ja-JP":
-        street = f"{fake.prefecture()}{fake.city()}{fake.town()}{fake.chome()}{fake.ban()}" \
-                 f"{fake.gou()}"
+        block = f"{fake.prefecture()}{fake.city()}{fake.town()}{fake.chome()}{fake.ban()}" \
+                f"{fake.gou()}"
         building = f"{fake.building_name()}{rng.randint(101, 999)}"
-        return (f"〒{fake.zipcode()}", street, building)
+        return (f"〒{fake.zipcode()}", block, building)
     if jur.locale == "ar-SA":
         return (f"{rng.randint(1000, 9999)} {rng.choice(SA_STREETS)}، "
                 f"{rng.choice(SA_DISTRICTS)}",
@@ -274,14 +275,14 @@ class InvoiceSource:
         tax_total = sum((t.amount for t in taxes), Decimal(0))
         issue = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
         days = rng.choice((14, 30, 30, 45, 60))
-        number = _invoice_number(rng, issue)
+        invoice_number = _invoice_number(rng, issue)
         po = f"PO-{_digits(rng, 6)}" if rng.random() < 0.5 else None
         total = subtotal + tax_total
-        extra: dict[str, object] = {}
+        extra: dict[str, Any] = {}
         if archetype == "credit_note":
-            extra = {"document_type": "credit_note", "original_invoice": number,
+            extra = {"document_type": "credit_note", "original_invoice": invoice_number,
                      "reason": rng.choice(REASONS[jur.language])}
-            number = f"{CREDIT_PREFIX[jur.language]}-{issue.year}-{_digits(rng, 5)}"
+            invoice_number = f"{CREDIT_PREFIX[jur.language]}-{issue.year}-{_digits(rng, 5)}"
         elif archetype == "multi_currency":
             targets = sorted(c for c in USD_PER_UNIT if c not in (jur.currency, "JPY"))
             fx = rng.choice(targets)
@@ -290,7 +291,7 @@ class InvoiceSource:
                 Decimal("0.000001") if jur.currency == "JPY" else Decimal("0.0001"))
             extra = {"fx_currency": fx, "fx_rate": rate, "fx_total": cents(total * rate)}
         return Invoice(
-            document=index, invoice_number=number, archetype=archetype, locale=locale,
+            document=index, invoice_number=invoice_number, archetype=archetype, locale=locale,
             condition=condition, format=opts.format, currency=jur.currency, issue_date=issue,
             due_date=issue + dt.timedelta(days=days), po_number=po, seller=seller,
             buyer=buyer, product_line=product_line.key, lines=items, taxes=taxes,
@@ -303,5 +304,5 @@ class InvoiceSource:
             terms=self._text("payment_terms", product_line.key, jur, run_id, index),
             note=self._text("note", product_line.key, jur, run_id, index),
             split=self.split(index, archetype, seller),
-            **extra,  # type: ignore[arg-type]
+            **extra,
         )

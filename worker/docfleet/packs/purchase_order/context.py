@@ -78,7 +78,7 @@ def line_pages(po: PurchaseOrder) -> list[range]:
                     spec.totals_rows(len(po.taxes)))
 
 
-def _line(po: PurchaseOrder, item: OrderLine) -> dict[str, Field]:
+def _line(po: PurchaseOrder, item: OrderLine) -> dict[str, Field | None]:
     jur = JURISDICTIONS[po.locale]
     n = item.line
     price = jur.number(item.unit_price, item.price_places)

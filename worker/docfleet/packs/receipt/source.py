@@ -11,6 +11,7 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _faker, _party
@@ -33,8 +34,8 @@ class Goods:
     modifiers: tuple[tuple[dict[str, str], str], ...] = ()  # (names, price)
 
 
-def _g(en: str, fr: str, de: str, lo: str, hi: str, **kw: object) -> Goods:
-    return Goods({"en": en, "fr": fr, "de": de}, (lo, hi), **kw)  # type: ignore[arg-type]
+def _g(en: str, fr: str, de: str, lo: str, hi: str, **kw: Any) -> Goods:
+    return Goods({"en": en, "fr": fr, "de": de}, (lo, hi), **kw)
 
 
 MILK = ({"en": "Oat milk", "fr": "Lait d'avoine", "de": "Hafermilch"}, "0.50")
@@ -181,10 +182,10 @@ class ReceiptSource:
                     p = Decimal(mod_price) * (150 if jur.currency == "JPY" else 1)
                     mods.append((fit(names.get(lang, names["en"]), 18),
                                  round_money(p, jur.currency)))
-            discount = None
+            discount: tuple[str, Decimal] | None = None
             if rng.random() < 0.12:
-                names = DISCOUNT_NAMES.get(lang, DISCOUNT_NAMES["en"])
-                discount = (rng.choice(names), rng.choice(DISCOUNTS))
+                discount_names = DISCOUNT_NAMES.get(lang, DISCOUNT_NAMES["en"])
+                discount = (rng.choice(discount_names), rng.choice(DISCOUNTS))
             items.append(build_item(line, name, quantity, places, unit, price, tuple(mods),
                                     discount, rates[g.tax_class], jur.currency))
         items_t = tuple(items)
