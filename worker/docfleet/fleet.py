@@ -4,6 +4,7 @@ live progress bar. Each task logs JSON lines to its own file."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -57,6 +58,23 @@ def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, executio
     if parent:
         env["DOCFLEET_TRACE_PARENT"] = parent
     return env
+
+
+def prepare_fleet(settings: Settings, store: StateStore, tasks: int,
+                  log: logging.Logger) -> RunSpec:
+    """The spec a local fleet of ``tasks`` will work, checked once here rather than in
+    every task's log: a stored run's other parameters refused
+    (:class:`RunConflictError`), the pack's preflight passed (:class:`ConfigError`).
+    Writes nothing."""
+    from docfleet.runspec import check_ready, resolve_spec
+    from docfleet.state.base import check_fingerprint
+
+    spec = resolve_spec(settings, store, tasks, log)
+    existing = store.get_run(spec.run_id)
+    if existing is not None:
+        check_fingerprint(existing, spec)
+    check_ready(spec, store)
+    return spec
 
 
 def run_fleet(

@@ -51,12 +51,11 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
 
     from docfleet import telemetry
     from docfleet.blob import open_blob_store
-    from docfleet.fleet import run_fleet
+    from docfleet.fleet import prepare_fleet, run_fleet
     from docfleet.fleetview import failed_unit_lines, failed_unit_rows
     from docfleet.logs import setup_logging
     from docfleet.manifest import RunFiles
     from docfleet.models import RunState, UnitState
-    from docfleet.runspec import check_ready, resolve_spec
     from docfleet.state import open_state_store
 
     settings = flag_settings(**flags)
@@ -70,13 +69,7 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
         return
     store = open_state_store(settings.state)
     blob = open_blob_store(settings.out)
-    spec = resolve_spec(settings, store, tasks, log)
-    existing = store.get_run(spec.run_id)
-    if existing is not None:  # refuse other parameters here, not in every task's log
-        from docfleet.state.base import check_fingerprint
-
-        check_fingerprint(existing, spec)
-    check_ready(spec, store)  # a setup error: said once, here, and nothing is planned
+    spec = prepare_fleet(settings, store, tasks, log)  # said once, here; nothing planned
     console = Console(stderr=True)
     log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
     started = time.monotonic()
