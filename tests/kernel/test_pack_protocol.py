@@ -38,11 +38,11 @@ class BarePack:
 
 def test_a_pack_that_omits_the_optional_members_gets_the_declared_defaults() -> None:
     pack = BarePack()
-    assert run_kind(pack) == PackDefaults.kind == "generate"  # type: ignore[arg-type]
-    assert uses_context(pack) is PackDefaults.uses_context is False  # type: ignore[arg-type]
-    assert preflight(pack, {}) is None  # type: ignore[arg-type]
-    assert cost(pack, {}) is None  # type: ignore[arg-type]
-    assert describe(pack) == {}  # type: ignore[arg-type]
+    assert run_kind(pack) == PackDefaults.kind == "generate"
+    assert uses_context(pack) is PackDefaults.uses_context is False
+    assert preflight(pack, {}) is None
+    assert cost(pack, {}) is None
+    assert describe(pack) == {}
 
 
 def test_a_pack_that_has_them_gets_its_own() -> None:
