@@ -8,15 +8,16 @@ from pathlib import Path
 from docfleet.blob import open_blob_store
 from docfleet.export import sink_path
 from docfleet.manifest import RunFiles
-from docfleet.telemetry import db_attributes, safe_uri
+from docfleet.telemetry import db_attributes
+from docfleet.uris import redact
 from fleet import cli
 
 
 def test_span_attributes_keep_the_empty_host() -> None:
-    assert safe_uri("sqlite:///.docfleet/state.db") == "sqlite:///.docfleet/state.db"
-    assert safe_uri("sqlite:////abs/state.db") == "sqlite:////abs/state.db"
-    assert safe_uri("s3://b/out?endpoint=http://127.0.0.1:1&region=x") == "s3://b/out"
-    assert safe_uri("postgresql://user:secret@db:5432/x") == "postgresql://db:5432/x"
+    assert redact("sqlite:///.docfleet/state.db") == "sqlite:///.docfleet/state.db"
+    assert redact("sqlite:////abs/state.db") == "sqlite:////abs/state.db"
+    assert redact("s3://b/out?endpoint=http://127.0.0.1:1&region=x") == "s3://b/out"
+    assert redact("postgresql://user:secret@db:5432/x") == "postgresql://db:5432/x"
     assert db_attributes("sqlite:///.docfleet/state.db")["db.namespace"] == \
         "sqlite:///.docfleet/state.db"
 

@@ -33,7 +33,7 @@ def test_invoice_render_stages_are_spans(tmp_path: Path, run_id: str) -> None:
     # document's bytes never depend on the unit's size), but only up to the run's total:
     # this run is 3 documents, so its one block is 3 long (test_invoice_batches covers
     # the neighbours of a longer run)
-    assert 3 < BATCH
+    assert BATCH > 3
     assert Counter(s["name"] for s in stages) == {
         "docfleet.render.record": 3, "docfleet.render.html": 3, "docfleet.render.pdf": 3}
     assert all(s["parent_id"] == unit["context"]["span_id"] for s in stages)

@@ -25,6 +25,7 @@ from docfleet.manifest import sha256
 from docfleet.packs import load_pack
 from docfleet.settings import Settings, load_settings
 from docfleet.state import open_state_store, registry
+from docfleet.uris import redact
 from docfleet.worker import Worker
 
 TASKS = 3
@@ -207,7 +208,7 @@ def test_parent_context_and_log_fields(
 
 
 def test_safe_uri_and_modes() -> None:
-    assert telemetry.safe_uri("s3://key:secret@bucket/p?x=1") == "s3://bucket/p"
+    assert redact("s3://key:secret@bucket/p?x=1") == "s3://bucket/p"
     assert telemetry.resolve_mode(None, {}) == "none"
     assert telemetry.resolve_mode(None, {"OTEL_TRACES_EXPORTER": "otlp"}) == "otlp"
     assert telemetry.resolve_mode("console", {"OTEL_TRACES_EXPORTER": "otlp"}) == "console"

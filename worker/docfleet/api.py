@@ -53,13 +53,11 @@ def generate(
     from rich.console import Console
 
     from docfleet.blob import open_blob_store
-    from docfleet.fleet import run_fleet
+    from docfleet.fleet import prepare_fleet, run_fleet
     from docfleet.fleetview import failed_unit_rows
     from docfleet.manifest import ROOT_KEY, RunFiles, parse_json
-    from docfleet.runspec import check_ready, resolve_spec
     from docfleet.settings import load_settings
     from docfleet.state import open_state_store
-    from docfleet.state.base import check_fingerprint
 
     if tasks < 1:
         from docfleet.errors import ConfigError
@@ -71,11 +69,7 @@ def generate(
     store = open_state_store(settings.state)
     try:
         blob = open_blob_store(settings.out)
-        spec = resolve_spec(settings, store, tasks, logging.getLogger("docfleet.api"))
-        existing = store.get_run(spec.run_id)
-        if existing is not None:
-            check_fingerprint(existing, spec)
-        check_ready(spec, store)
+        spec = prepare_fleet(settings, store, tasks, logging.getLogger("docfleet.api"))
         logs = Path(log_dir) if log_dir else Path(".docfleet/logs") / spec.run_id
         console = Console(stderr=True, quiet=not progress)
         code = run_fleet(settings, spec, store, tasks, logs, console)

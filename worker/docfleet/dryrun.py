@@ -58,6 +58,7 @@ def dry_run_plan(settings: Settings, tasks: int) -> DryRunPlan:
     fingerprint of a stored run) and estimate it. Writes nothing. Raises
     :class:`ConfigError` / :class:`RunConflictError` as a real run would."""
     from docfleet.packs import load_pack
+    from docfleet.packs.base import cost as pack_cost
     from docfleet.runspec import require_run_id, resolve_spec
     from docfleet.state.base import check_fingerprint
 
@@ -66,8 +67,7 @@ def dry_run_plan(settings: Settings, tasks: int) -> DryRunPlan:
     spec = resolve_spec(settings, store, tasks, logging.getLogger("docfleet.dryrun"))
     if existing is not None:
         check_fingerprint(existing, spec)
-    cost_fn = getattr(load_pack(spec.pack), "cost", None)
-    cost = cost_fn(spec.options) if cost_fn is not None else None
+    cost = pack_cost(load_pack(spec.pack), spec.options)
     return DryRunPlan(spec, tasks, existing.state.value if existing else None, cost,
                       settings.state, settings.out)
 

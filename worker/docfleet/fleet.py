@@ -4,11 +4,13 @@ live progress bar. Each task logs JSON lines to its own file."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -21,9 +23,13 @@ from docfleet.settings import Settings
 from docfleet.state.base import StateStore
 
 
-def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, execution: str) -> dict:
-    """The environment of task ``index``: the resolved spec, so every task agrees."""
+def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, execution: str,
+             extra: Mapping[str, str] | None = None) -> dict:
+    """The environment of task ``index``: this process's, ``extra`` (task-local settings
+    such as ``DOCFLEET_CATALOGUE_*``) over it, then the resolved spec, so every task
+    agrees."""
     env = dict(os.environ)
+    env.update(extra or {})
     env.update(
         {
             "DOCFLEET_RUN_ID": spec.run_id,
@@ -54,12 +60,30 @@ def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, executio
     return env
 
 
+def prepare_fleet(settings: Settings, store: StateStore, tasks: int,
+                  log: logging.Logger) -> RunSpec:
+    """The spec a local fleet of ``tasks`` will work, checked once here rather than in
+    every task's log: a stored run's other parameters refused
+    (:class:`RunConflictError`), the pack's preflight passed (:class:`ConfigError`).
+    Writes nothing."""
+    from docfleet.runspec import check_ready, resolve_spec
+    from docfleet.state.base import check_fingerprint
+
+    spec = resolve_spec(settings, store, tasks, log)
+    existing = store.get_run(spec.run_id)
+    if existing is not None:
+        check_fingerprint(existing, spec)
+    check_ready(spec, store)
+    return spec
+
+
 def run_fleet(
     settings: Settings, spec: RunSpec, store: StateStore, tasks: int, log_dir: Path,
-    console: Console,
+    console: Console, env: Mapping[str, str] | None = None,
 ) -> int:
     """Start ``tasks`` worker processes, show progress until they exit, and return the
     fleet's exit code: 1 if any task reported holes, else the first non-zero, else 0.
+    ``env``: variables every task gets on top of this process's (see :func:`task_env`).
     SIGINT/SIGTERM are forwarded to every task (each releases its unit)."""
     log_dir.mkdir(parents=True, exist_ok=True)
     execution = f"fleet-{os.getpid()}-{int(time.time())}"
@@ -69,7 +93,7 @@ def run_fleet(
         procs.append(
             subprocess.Popen(
                 [sys.executable, "-m", "docfleet", "work"],
-                env=task_env(settings, spec, index, tasks, execution),
+                env=task_env(settings, spec, index, tasks, execution, env),
                 stdout=log_file, stderr=subprocess.STDOUT, start_new_session=True,
             )
         )

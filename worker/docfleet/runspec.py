@@ -7,6 +7,7 @@ import logging
 from docfleet.errors import ConfigError
 from docfleet.models import RunSpec
 from docfleet.packs import load_pack
+from docfleet.packs.base import preflight, run_kind
 from docfleet.planner import check_plannable, choose_unit_size
 from docfleet.settings import Settings
 from docfleet.state.base import StateStore
@@ -43,7 +44,7 @@ def resolve_spec(
             unit_size = choose_unit_size(settings.total, tasks)
     spec = RunSpec(
         run_id=run_id, total=settings.total, unit_size=unit_size, pack=pack.name,
-        kind=getattr(pack, "kind", "generate"), max_attempts=settings.max_attempts,
+        kind=run_kind(pack), max_attempts=settings.max_attempts,
         options=options,
     )
     check_plannable(spec)
@@ -63,6 +64,4 @@ def check_ready(spec: RunSpec, store: StateStore) -> None:
     existing = store.get_run(spec.run_id)
     if existing is not None and existing.state == RunState.COMPLETED:
         return
-    preflight = getattr(load_pack(spec.pack), "preflight", None)
-    if preflight is not None:
-        preflight(spec.options)
+    preflight(load_pack(spec.pack), spec.options)

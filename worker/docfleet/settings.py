@@ -153,11 +153,12 @@ def _problem(err: Any, flags: set[str], prefix: str = "DOCFLEET_") -> str:
     return f"{field}: {msg} (got {err.get('input')!r}; set by {source})"
 
 
-def load_env_model(model: Any, prefix: str) -> Any:
+def load_env_model(model: Any, prefix: str, **overrides: Any) -> Any:
     """Another settings class read from ``{prefix}*`` variables (e.g. the catalogue's
-    ``DOCFLEET_CATALOGUE_*``), with :func:`load_settings`' one-line errors."""
+    ``DOCFLEET_CATALOGUE_*``) with ``overrides`` on top, with :func:`load_settings`'
+    one-line errors (a bad value is named by its variable)."""
     try:
-        return model()
+        return model(**overrides)
     except ValidationError as exc:
         problems = [_problem(err, set(), prefix) for err in exc.errors()]
         raise ConfigError("invalid settings: " + "; ".join(problems),

@@ -42,9 +42,11 @@ def parse_uri(uri: str, schemes: tuple[str, ...], what: str) -> ParsedURI:
 
 
 def redact(uri: str) -> str:
-    """The URI without credentials or query secrets, safe for logs and span attributes."""
+    """``uri`` without user info, query or fragment: safe for logs, messages and span
+    attributes (the one redaction docfleet applies; :mod:`docfleet.telemetry` uses it)."""
     parts = urlsplit(uri)
     netloc = parts.netloc.rsplit("@", 1)[-1]
+    # never urlunsplit: it drops the "//" of an empty host (sqlite:///rel → sqlite:/rel)
     return f"{parts.scheme}://{netloc}{parts.path}"
 
 

@@ -10,8 +10,10 @@ import signal
 import threading
 import time
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import FrameType
+from typing import Any
 
 from docfleet import clock, faults, pacing, telemetry
 from docfleet.blob.base import BlobStore
@@ -20,12 +22,13 @@ from docfleet.identity import TaskIdentity
 from docfleet.lease import LeaseKeeper, LeaseWatch
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
 from docfleet.models import CLAIMABLE_RUN_STATES, Claim, Progress, RunSpec, RunState, UnitState
-from docfleet.packs.base import DocumentPack, PackContext, PackSession
+from docfleet.packs.base import DocumentPack, PackContext, PackSession, uses_context
 from docfleet.planner import ensure_planned
 from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
+from docfleet.state.optional import lost_races, work_waiter
 
 EXIT_OK = 0
 EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
@@ -76,8 +79,10 @@ class Worker:
         blob: BlobStore,
         pack: DocumentPack,
         log: logging.Logger,
+        pack_settings: Mapping[str, Any] | None = None,
     ) -> None:
         self.settings = settings
+        self.pack_settings = dict(pack_settings or {})
         self.spec = spec
         self.identity = identity
         self.store = store
@@ -195,7 +200,7 @@ class Worker:
         """Wait ``seconds`` for peers' units, or less: a store that can signal a change
         (``wait_for_work``: PostgreSQL's LISTEN/NOTIFY for returned work, SQLite's
         ``data_version`` for any peer's commit) wakes the task at once; so does a stop."""
-        wait_for_work = getattr(self.store, "wait_for_work", None)
+        wait_for_work = work_waiter(self.store)
         if wait_for_work is None or self.stop.is_set():
             self.stop.wait(seconds)
             return
@@ -313,12 +318,12 @@ class Worker:
         if not telemetry.enabled():
             return self.store.claim_next_unit(self.spec.run_id, self.identity.owner, hint,
                                               self.settings.lease_seconds, clock.now())
-        races = getattr(self.store, "lost_races", None)
+        races = lost_races(self.store)
         started, t0 = telemetry.now_ns(), time.perf_counter()
         claim = self.store.claim_next_unit(self.spec.run_id, self.identity.owner, hint,
                                            self.settings.lease_seconds, clock.now())
         attrs = telemetry.claim_attributes(claim, time.perf_counter() - t0, races,
-                                           getattr(self.store, "lost_races", None))
+                                           lost_races(self.store))
         if claim is not None or attrs.get("docfleet.claim.lost_races"):
             telemetry.record_span("docfleet.claim", started, {
                 **telemetry.db_attributes(self.store.uri), "db.operation.name": "claim_next_unit",
@@ -402,9 +407,10 @@ class Worker:
 
     def _session_for_work(self) -> PackSession:
         if self._session is None:
-            if getattr(self.pack, "uses_context", False):
+            if uses_context(self.pack):
                 context = PackContext(self.store, self.spec.run_id, self.identity.owner,
-                                      self.settings, self.log, self.stop)
+                                      self.settings, self.log, self.stop,
+                                      self.pack_settings)
                 self._session = self.pack.open(  # type: ignore[call-arg]
                     self.spec.options, context=context)
             else:

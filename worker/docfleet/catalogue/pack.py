@@ -42,7 +42,7 @@ class CatalogueSession:
         from docfleet.catalogue.llm import litellm_module
         from docfleet.catalogue.settings import CatalogueSettings
 
-        task = CatalogueSettings.load()
+        task = CatalogueSettings.load(**context.pack_settings)
         self.options = options
         self.context = context
         self.loop = asyncio.new_event_loop()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -28,11 +31,19 @@ class CatalogueSettings(BaseSettings):
     quarantine_refresh: float = Field(default=2.0, gt=0, le=3600, allow_inf_nan=False)
 
     @classmethod
-    def load(cls) -> CatalogueSettings:
-        """From the environment; :class:`ConfigError` naming a bad variable."""
+    def load(cls, **overrides: Any) -> CatalogueSettings:
+        """From the environment, with ``overrides`` (a command's flags, as in
+        :attr:`PackContext.pack_settings`) on top; :class:`ConfigError` naming a bad value
+        by its variable. Reads ``os.environ``, never writes it."""
         from docfleet.settings import load_env_model
 
-        return load_env_model(cls, "DOCFLEET_CATALOGUE_")
+        return load_env_model(
+            cls, "DOCFLEET_CATALOGUE_", **{k: str(v) for k, v in overrides.items()})
+
+    @staticmethod
+    def env_of(overrides: Mapping[str, Any]) -> dict[str, str]:
+        """``overrides`` as the ``DOCFLEET_CATALOGUE_*`` variables of a child task."""
+        return {f"DOCFLEET_CATALOGUE_{k.upper()}": str(v) for k, v in overrides.items()}
 
     def blocks_for(self, state_uri: str) -> int:
         """Calls per reservation for a store: the setting, else by backend."""

@@ -34,11 +34,12 @@ def _describe(reader: RunReader) -> dict[str, Any]:
         return {}
     try:
         from docfleet.packs import load_pack
+        from docfleet.packs.base import describe
 
-        describe = getattr(load_pack(pack), "describe", None)
+        loaded = load_pack(pack)
     except Exception:  # a pack this installation lacks: types only
         return {}
-    return describe() if describe else {}
+    return describe(loaded)
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:

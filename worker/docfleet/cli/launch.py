@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from docfleet.cli import friendly_errors, parse_options, state_option
+from docfleet.cli.options import friendly_errors, parse_options, state_option
 from docfleet.errors import ConfigError
 from docfleet.settings import load_settings
 

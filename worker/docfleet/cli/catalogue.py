@@ -3,23 +3,13 @@ inspect a built one. Heavy imports (litellm) happen only inside the build's work
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from docfleet.cli import friendly_errors, out_option, state_option
-
-#: task settings passed to every worker of the build through the environment
-_TASK_ENV = {
-    "concurrency": "DOCFLEET_CATALOGUE_CONCURRENCY",
-    "call_timeout": "DOCFLEET_CATALOGUE_CALL_TIMEOUT",
-    "retries": "DOCFLEET_CATALOGUE_RETRIES",
-    "api_base": "DOCFLEET_CATALOGUE_API_BASE",
-    "block_calls": "DOCFLEET_CATALOGUE_BLOCK_CALLS",
-}
+from docfleet.cli.options import friendly_errors, out_option, parse_options, state_option
 
 
 @click.group()
@@ -88,24 +78,21 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     Example: docfleet catalogue build --run-id cat1 --model openai/gpt-4o-mini
     --budget-usd 2 --concurrency 16 --tasks 2
     """
-    from rich.console import Console
-
-    from docfleet import clock
     from docfleet.blob import open_blob_store
     from docfleet.catalogue.pack import CataloguePack
-    from docfleet.cli import parse_options
+    from docfleet.catalogue.settings import CatalogueSettings
     from docfleet.errors import ConfigError
     from docfleet.logs import setup_logging
     from docfleet.models import RunState, UnitState
-    from docfleet.runspec import resolve_spec
+    from docfleet.repair import reclaim_expired
+    from docfleet.runspec import check_ready, resolve_spec
     from docfleet.settings import load_settings
     from docfleet.state import open_state_store
 
-    flags = {"concurrency": concurrency, "call_timeout": call_timeout, "retries": retries,
+    given = {"concurrency": concurrency, "call_timeout": call_timeout, "retries": retries,
              "api_base": api_base, "block_calls": block_calls}
-    for key, value in flags.items():
-        if value is not None:
-            os.environ[_TASK_ENV[key]] = str(value)
+    task_flags = {key: value for key, value in given.items() if value is not None}
+    CatalogueSettings.load(**task_flags)  # a bad value: said once, here, nothing planned
     base = load_settings(run_id=run_id, out=out, state=state)
     store = open_state_store(base.state)
     existing = store.get_run(run_id)
@@ -125,13 +112,10 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     settings = load_settings(run_id=run_id, out=out, state=state, pack="catalogue",
                              total=total, unit_size=unit_size, options=normalised,
                              lease_seconds=lease_seconds, max_attempts=max_attempts)
-    console = Console(stderr=True)
     if existing is not None:
-        now = clock.now()
-        reclaimed = store.reclaim_expired_units(run_id, existing.spec.max_attempts, now)
-        released = store.release_expired_reservations(run_id, now)
+        reclaimed, released = reclaim_expired(store, existing)
         click.echo(f"catalogue {run_id}: reclaimed {reclaimed} expired lease(s), released "
-                      f"{released} expired budget reservation(s)", err=True)
+                   f"{released} expired budget reservation(s)", err=True)
         if existing.state == RunState.COMPLETED:
             click.echo(f"catalogue {run_id} is already complete: "
                        f"{settings.out.rstrip('/')}/{run_id}", err=True)
@@ -139,17 +123,20 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     log = setup_logging(settings.log_format if tasks == 1 else "text",
                         settings.log_level if tasks == 1 else "WARNING")
     spec = resolve_spec(settings, store, tasks, log)
-    from docfleet.runspec import check_ready
-
     check_ready(spec, store)  # a bad DOCFLEET_CATALOGUE_* setting: said once, nothing planned
-    open_blob_store(settings.out)
+    blob = open_blob_store(settings.out)
     if tasks == 1:
-        code = _one_task(settings, spec, store, log)
+        from docfleet.task import run_task
+
+        code = run_task(settings, spec, store, blob, log, pack_settings=task_flags)
     else:
+        from rich.console import Console
+
         from docfleet.fleet import run_fleet
 
         log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
-        code = run_fleet(settings, spec, store, tasks, log_dir, console)
+        code = run_fleet(settings, spec, store, tasks, log_dir, Console(stderr=True),
+                         env=CatalogueSettings.env_of(task_flags))
     progress = store.progress(run_id)
     ledger = store.budget_state(run_id)
     click.echo(f"catalogue {run_id}: {progress[UnitState.DONE]}/{progress.total} units "
@@ -159,22 +146,6 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
         click.echo(f"catalogue: {settings.out.rstrip('/')}/{run_id}", err=True)
     store.close()
     sys.exit(code)
-
-
-def _one_task(settings: Any, spec: Any, store: Any, log: Any) -> int:
-    from docfleet.blob import open_blob_store
-    from docfleet.identity import task_identity
-    from docfleet.logs import bind
-    from docfleet.packs import load_pack
-    from docfleet.telemetry import run_task
-    from docfleet.worker import Worker
-
-    identity = task_identity()
-    bind(run_id=spec.run_id, task_index=identity.index, task_count=identity.count)
-    worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
-                    load_pack(spec.pack), log)
-    worker.install_signal_handlers()
-    return run_task(worker.run, settings.trace, identity, spec.run_id, store.uri, settings.out)
 
 
 @catalogue.command()

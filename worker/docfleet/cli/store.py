@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from docfleet.cli import friendly_errors
+from docfleet.cli.options import friendly_errors
 
 
 @click.group()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from docfleet.cli import friendly_errors, out_option, state_option
+from docfleet.cli.options import friendly_errors, out_option, state_option
 
 
 @click.command()

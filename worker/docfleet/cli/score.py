@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from docfleet.cli import friendly_errors, out_option, state_option
+from docfleet.cli.options import friendly_errors, out_option, state_option
 
 
 @click.command()

@@ -1,0 +1,63 @@
+"""The ``docfleet`` command line. Command and option names are a contract: deployment
+manifests and other tools rely on them.
+
+One module per command group (:data:`COMMANDS`); what they share (one-line errors, option
+decorators, flags → settings) is :mod:`docfleet.cli.options`. A command's module is
+imported only when that command runs or help lists it, so a task (``docfleet work``) loads
+neither the launcher's nor the export's modules; a module imports its heavy dependencies
+inside its command function, never at import time. Command modules import
+:mod:`docfleet.cli.options`, never this package's ``__init__``: no import cycle.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+#: command name → ``module:attribute`` under ``docfleet.cli``
+COMMANDS: dict[str, str] = {
+    "work": "work:work", "run": "work:run",  # one task; a local fleet
+    "launch": "launch:launch",  # issue 7: start a Cloud Run execution
+    "status": "runs:status", "list": "runs:list_runs", "delete": "runs:delete",
+    "pause": "runs:pause", "cancel": "runs:cancel", "resume": "runs:resume",
+    "verify": "runs:verify",
+    "catalogue": "catalogue:catalogue",  # issue 5: LLM catalogue build
+    "export": "export:export", "card": "export:card", "score": "score:score",  # issues 8, 15
+    "report": "report:report",  # issue 6: run report (HTML)
+    "store": "store:store",  # issue 17: docfleet store init
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported from :data:`COMMANDS` on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in COMMANDS:
+            module, _, attr = COMMANDS[cmd_name].partition(":")
+            command = getattr(importlib.import_module(f"docfleet.cli.{module}"), attr)
+            self.add_command(command, cmd_name)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="docfleet")
+def main() -> None:
+    """docfleet: synthetic document datasets with exact ground truth, built by a
+    leaderless fleet of identical tasks sharing one state store."""
+
+
+def entrypoint() -> None:
+    """The ``docfleet`` program (console script and ``python -m docfleet``): :func:`main`
+    in a process of its own. A task process (``docfleet work``) first keeps pyarrow
+    from importing pandas, which it never uses (:func:`docfleet.shards.skip_pandas_probe`)."""
+    if sys.argv[1:2] == ["work"]:
+        from docfleet.shards import skip_pandas_probe
+
+        skip_pandas_probe()
+    main()

@@ -1,0 +1,91 @@
+"""What every command shares: the one-line error handler, the option decorators and the
+flags → :class:`~docfleet.settings.Settings` step. Imports only click and settings, so a
+command module that needs these costs nothing more."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from docfleet.errors import DocfleetError
+from docfleet.settings import DEFAULT_OUT, DEFAULT_STATE, Settings, load_settings
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def friendly_errors(fn: F) -> F:
+    """Turn a :class:`DocfleetError` into one line on stderr and its exit code."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DocfleetError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_options(values: tuple[str, ...]) -> dict[str, Any] | None:
+    """``--option KEY=VALUE`` values as a dict (a VALUE that is JSON is decoded), ``None``
+    when none is given. Raises :class:`click.BadParameter` for an item without ``=``."""
+    if not values:
+        return None
+    options: dict[str, Any] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{item!r} is not KEY=VALUE", param_hint="--option")
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    return options
+
+
+def state_option(fn: F) -> F:
+    return click.option("--state", help=f"State store URI [env DOCFLEET_STATE; default "
+                        f"{DEFAULT_STATE}].")(fn)
+
+
+def out_option(fn: F) -> F:
+    return click.option("--out", help=f"Output URI [env DOCFLEET_OUT; default "
+                        f"{DEFAULT_OUT}].")(fn)
+
+
+def run_options(fn: F) -> F:
+    """The options that define a run, shared by ``work`` and ``run``."""
+    for decorator in reversed([
+        click.option("--run-id", help="Run identifier [env DOCFLEET_RUN_ID]."),
+        click.option("--total", type=int, help="Documents in the run [env DOCFLEET_TOTAL]."),
+        click.option("--pack", help="Document pack [env DOCFLEET_PACK; default invoice]."),
+        click.option("--unit-size", type=int,
+                     help="Documents per work unit [env DOCFLEET_UNIT_SIZE; default: about "
+                          "3 units per task]."),
+        state_option,
+        out_option,
+        click.option("--lease-seconds", type=float,
+                     help="Lease length [env DOCFLEET_LEASE_SECONDS; default 30]."),
+        click.option("--max-attempts", type=int,
+                     help="Attempts before a unit is FAILED [env DOCFLEET_MAX_ATTEMPTS; "
+                          "default 3]."),
+        click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+                     help="A pack option (repeatable) [env DOCFLEET_OPTIONS as JSON]."),
+        click.option("--trace", help="Span exporter: none|otlp|console|gcp|file:PATH [env "
+                     "DOCFLEET_TRACE, else OTEL_TRACES_EXPORTER; default none]."),
+    ]):
+        fn = decorator(fn)
+    return fn
+
+
+def flag_settings(**flags: Any) -> Settings:
+    """Settings from the environment with the :func:`run_options` flags on top (``options``
+    parsed from its ``KEY=VALUE`` items). Raises :class:`ConfigError` for a bad value."""
+    flags["options"] = parse_options(flags.pop("options", ()))
+    return load_settings(**flags)

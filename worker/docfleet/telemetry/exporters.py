@@ -1,0 +1,147 @@
+"""Exporter setup: which exporter a mode names (:func:`resolve_mode`), the exporters
+docfleet adds (JSON lines to a file, Google Cloud's Telemetry API) and
+:func:`setup_tracing`, which builds the SDK provider and installs its tracer. The SDK is
+imported only here, and only when a mode other than ``none`` is set up."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from docfleet.errors import ConfigError, MissingExtraError
+from docfleet.telemetry import api
+from docfleet.telemetry.api import Attributes
+
+TRACE_MODES = ("none", "otlp", "console", "gcp", "file:PATH")
+GCP_TRACES_ENDPOINT = "https://telemetry.googleapis.com/v1/traces"
+
+
+def resolve_mode(flag: str | None, env: Mapping[str, str] | None = None) -> str:
+    """The exporter to use: ``flag`` (``--trace`` / ``DOCFLEET_TRACE``), else
+    ``OTEL_TRACES_EXPORTER``, else ``none``. Raises ``ValueError`` for an unknown mode."""
+    env = os.environ if env is None else env
+    if env.get("OTEL_SDK_DISABLED", "").lower() == "true":
+        return "none"
+    mode = (flag or env.get("OTEL_TRACES_EXPORTER") or "none").strip()
+    mode = mode.split(",")[0].strip()
+    if mode.lower() in ("none", "otlp", "console", "gcp"):
+        return mode.lower()
+    if mode.startswith("file:") and len(mode) > 5:
+        return mode
+    raise ValueError(f"unknown trace mode {mode!r} (one of {', '.join(TRACE_MODES)})")
+
+
+def _json_line(s: Any) -> str:
+    """One span as one compact JSON line (the SDK's ``to_json`` is indented)."""
+    return json.dumps(json.loads(s.to_json()), separators=(",", ":")) + "\n"
+
+
+class JsonLinesSpanExporter:
+    """A span exporter writing each span as one JSON line (``ReadableSpan.to_json``
+    compacted) appended to a file; one ``write`` per batch, so processes can share it."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def export(self, spans: Sequence[Any]) -> Any:
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        lines = "".join(_json_line(s) for s in spans)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, lines.encode())
+        finally:
+            os.close(fd)
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def _gcp_exporter(env: Mapping[str, str]) -> tuple[Any, str | None]:
+    try:
+        import google.auth
+        from google.auth.exceptions import DefaultCredentialsError
+        from google.auth.transport.requests import AuthorizedSession
+    except ImportError:
+        raise MissingExtraError("--trace gcp", "gcp") from None
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+    try:
+        credentials, project = google.auth.default(
+            scopes=["https://www.googleapis.com/auth/cloud-platform"]
+        )
+    except DefaultCredentialsError as exc:
+        raise ConfigError(f"--trace gcp found no Google credentials ({exc})",
+                          "run on Google Cloud with a service account, or set "
+                          "GOOGLE_APPLICATION_CREDENTIALS") from None
+    project = env.get("GOOGLE_CLOUD_PROJECT") or project
+    endpoint = env.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    if not endpoint and env.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
+        endpoint = env["OTEL_EXPORTER_OTLP_ENDPOINT"].rstrip("/") + "/v1/traces"
+    endpoint = endpoint or GCP_TRACES_ENDPOINT
+    headers = {"x-goog-user-project": project} if project else None
+    return OTLPSpanExporter(endpoint=endpoint, headers=headers,
+                            session=AuthorizedSession(credentials)), project
+
+
+def setup_tracing(
+    mode: str | None, resource: Attributes | None = None, env: Mapping[str, str] | None = None,
+    *, exporter: Any = None,
+) -> bool:
+    """Install the process's tracer for ``mode`` (see :func:`resolve_mode`), with extra
+    ``resource`` attributes. ``exporter`` (an SDK ``SpanExporter``, e.g. the in-memory
+    one) overrides the mode and is exported synchronously. Returns whether tracing is
+    on. Call :func:`shutdown` before the process exits. Raises :class:`ConfigError` for
+    an unknown mode, missing ``gcp`` extra or missing Google credentials."""
+    env = os.environ if env is None else env
+    try:
+        mode = "custom" if exporter is not None else resolve_mode(mode, env)
+    except ValueError as exc:
+        raise ConfigError(str(exc), "set --trace / DOCFLEET_TRACE, or OTEL_TRACES_EXPORTER"
+                          ) from None
+    if mode == "none":
+        return False
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+
+    import docfleet
+
+    attrs: dict[str, Any] = {"service.version": docfleet.__version__, **(resource or {})}
+    project = env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCP_PROJECT")
+    if mode == "gcp":
+        exporter, project = _gcp_exporter(env)
+        if project:
+            attrs["gcp.project_id"] = project
+    elif mode == "otlp":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        exporter = OTLPSpanExporter()
+    elif mode == "console":
+        import sys
+
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
+
+        exporter = ConsoleSpanExporter(out=sys.stderr, formatter=_json_line)
+    elif mode.startswith("file:"):
+        exporter = JsonLinesSpanExporter(mode[5:])
+    if "service.name" not in attrs and not env.get("OTEL_SERVICE_NAME"):
+        attrs["service.name"] = "docfleet"
+    resource_obj = Resource.create(attrs)
+    if not project and resource_obj.attributes.get("gcp.project_id"):
+        project = str(resource_obj.attributes["gcp.project_id"])
+    # shutdown_on_exit=False: :func:`shutdown` bounds the final flush; an atexit hook
+    # would block the exit again on an unreachable collector.
+    provider = TracerProvider(resource=resource_obj, shutdown_on_exit=False)
+    processor = SimpleSpanProcessor(exporter) if mode == "custom" else BatchSpanProcessor(exporter)
+    provider.add_span_processor(processor)
+    api.install(provider.get_tracer("docfleet", docfleet.__version__), provider, project)
+    return True
+
+
