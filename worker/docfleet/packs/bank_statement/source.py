@@ -13,7 +13,14 @@ from docfleet.packs.bank_statement.records import BankStatement, Transaction, ru
 from docfleet.packs.banking import REAL_BANKS, account_for
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _address, _faker
-from docfleet.packs.templated import MINOR_UNITS, PackOptions, digits, fit, pick, round_money
+from docfleet.packs.templated import (
+    MINOR_UNITS,
+    PackOptions,
+    digits,
+    fit,
+    kinds,
+    round_money,
+)
 from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
@@ -59,9 +66,7 @@ class BankStatementSource:
     def generate(self, run_id: str, index: int) -> BankStatement:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = pick(rng, opts.locales)
-        archetype = pick(rng, opts.archetypes)
-        condition = pick(rng, opts.conditions)
+        locale, archetype, condition = kinds(rng, index, opts)
         jur = JURISDICTIONS[locale]
         lang = jur.language
         cur = jur.currency

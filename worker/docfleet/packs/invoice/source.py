@@ -16,7 +16,7 @@ from faker import Faker
 
 from docfleet.packs.invoice import identifiers
 from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
-from docfleet.packs.invoice.options import InvoiceOptions
+from docfleet.packs.invoice.options import InvoiceOptions, choose
 from docfleet.packs.invoice.products import PRODUCT_LINES, UNIT_PLACES, UNITS, Product
 from docfleet.packs.invoice.records import (
     Invoice,
@@ -38,11 +38,6 @@ DISCOUNTS = (Decimal(5), Decimal(10), Decimal("12.5"), Decimal(15))
 @cache
 def _faker(locale: str) -> Faker:
     return Faker(locale)
-
-
-def _pick(rng: random.Random, mix: dict[str, float]) -> str:
-    keys = list(mix)
-    return rng.choices(keys, weights=[mix[k] for k in keys])[0]
 
 
 def _digits(rng: random.Random, n: int) -> str:
@@ -236,9 +231,9 @@ class InvoiceSource:
     def generate(self, run_id: str, index: int) -> Invoice:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = _pick(rng, opts.locales)
-        archetype = _pick(rng, opts.archetypes)
-        condition = _pick(rng, opts.conditions)
+        locale, archetype, condition = choose(
+            rng, index, {"locales": opts.locales, "archetypes": opts.archetypes,
+                         "conditions": opts.conditions}, opts.cover)
         jur = JURISDICTIONS[locale]
         fake = _faker(jur.faker_locale)
         fake.seed_instance(rng.getrandbits(64))

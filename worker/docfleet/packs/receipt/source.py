@@ -16,7 +16,7 @@ from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _faker, _party
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
-from docfleet.packs.templated import PackOptions, digits, fit, pick, round_money
+from docfleet.packs.templated import PackOptions, digits, fit, kinds, round_money
 from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
@@ -141,9 +141,7 @@ class ReceiptSource:
     def generate(self, run_id: str, index: int) -> Receipt:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = pick(rng, opts.locales)
-        archetype = pick(rng, opts.archetypes)
-        condition = pick(rng, opts.conditions)
+        locale, archetype, condition = kinds(rng, index, opts)
         jur = JURISDICTIONS[locale]
         lang = jur.language
         layout = RECEIPT_LAYOUTS[archetype]
