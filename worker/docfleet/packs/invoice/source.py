@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import unicodedata
 from decimal import Decimal
 from functools import cache
 
@@ -37,7 +38,22 @@ DISCOUNTS = (Decimal(5), Decimal(10), Decimal("12.5"), Decimal(15))
 
 @cache
 def _faker(locale: str) -> Faker:
-    return Faker(locale)
+    """One Faker per locale. Arabic names lose their harakat (vowel marks: تمّام → تمام),
+    as business documents print them; the name lists keep their length and order, so
+    every draw picks the same name."""
+    fake = Faker(locale)
+    if locale.startswith("ar"):
+        for provider in fake.providers:
+            for attr in ("first_names", "first_names_male", "first_names_female",
+                         "last_names", "prefixes_male", "prefixes_female"):
+                names = getattr(provider, attr, None)
+                if isinstance(names, tuple | list):
+                    setattr(provider, attr, tuple(_plain(n) for n in names))
+    return fake
+
+
+def _plain(text: str) -> str:
+    return "".join(c for c in text if not unicodedata.combining(c))
 
 
 def _digits(rng: random.Random, n: int) -> str:
