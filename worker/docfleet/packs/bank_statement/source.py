@@ -33,20 +33,27 @@ BANKS = {
 }
 #: kind → (words per language, amount range, sign)
 KINDS: dict[str, tuple[dict[str, str], tuple[int, int], int]] = {
-    "card": ({"en": "Card payment", "fr": "Paiement CB", "de": "Kartenzahlung"},
+    "card": ({"en": "Card payment", "fr": "Paiement CB", "de": "Kartenzahlung",
+              "ja": "カード利用", "ar": "دفع بالبطاقة"},
              (3, 180), -1),
-    "debit": ({"en": "Direct debit", "fr": "Prélèvement", "de": "Lastschrift"},
+    "debit": ({"en": "Direct debit", "fr": "Prélèvement", "de": "Lastschrift",
+               "ja": "口座振替", "ar": "خصم مباشر"},
               (15, 160), -1),
-    "transfer_out": ({"en": "Transfer to", "fr": "Virement à", "de": "Überweisung an"},
+    "transfer_out": ({"en": "Transfer to", "fr": "Virement à", "de": "Überweisung an",
+                      "ja": "振込", "ar": "تحويل إلى"},
                      (20, 900), -1),
-    "transfer_in": ({"en": "Transfer from", "fr": "Virement de", "de": "Gutschrift von"},
+    "transfer_in": ({"en": "Transfer from", "fr": "Virement de", "de": "Gutschrift von",
+                     "ja": "振込入金", "ar": "تحويل من"},
                     (20, 700), 1),
-    "cash": ({"en": "Cash withdrawal", "fr": "Retrait DAB", "de": "Bargeldauszahlung"},
+    "cash": ({"en": "Cash withdrawal", "fr": "Retrait DAB", "de": "Bargeldauszahlung",
+              "ja": "ATM出金", "ar": "سحب نقدي"},
              (20, 300), -1),
-    "fee": ({"en": "Account fee", "fr": "Frais de tenue", "de": "Kontoführung"}, (2, 12), -1),
+    "fee": ({"en": "Account fee", "fr": "Frais de tenue", "de": "Kontoführung",
+             "ja": "口座管理手数料", "ar": "رسوم الحساب"}, (2, 12), -1),
 }
-SALARY = {"en": "Salary", "fr": "Salaire", "de": "Gehalt"}
-RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauerauftrag Miete"}
+SALARY = {"en": "Salary", "fr": "Salaire", "de": "Gehalt", "ja": "給与", "ar": "راتب"}
+RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauerauftrag Miete",
+        "ja": "家賃 自動送金", "ar": "إيجار أمر دائم"}
 
 
 def _bic(rng: random.Random, bank: str, country: str) -> str:
