@@ -279,7 +279,7 @@ def marginal(small: dict[str, Any], large: dict[str, Any]) -> tuple[float, float
 def table(console: Console, title: str, cols: list[str], rows: list[list[str]]) -> None:
     t = Table(title=title)
     for i, col in enumerate(cols):
-        t.add_column(col, justify="left" if i == 0 else "right")
+        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i < 2)
     for row in rows:
         t.add_row(*row)
     console.print(t)
