@@ -1,9 +1,11 @@
 """What a document costs: whole-process-tree CPU per document (marginal) and per run
-(fixed) for ``html``, clean and scanned PDFs, documents/s with 1 and 2 tasks, and the
-bare-Chromium floor (one reused page printing the same invoice) measured in the same
-sitting; prints tables and writes ``bench/results/documents.json``.
+(fixed) for ``html``, clean and scanned PDFs, documents/s with 1 and 2 tasks, the same for
+a clean PDF of every pack (invoice, receipt, purchase_order, bank_statement: one row per
+pack), and the bare-Chromium floor (one reused page printing the same invoice) measured in
+the same sitting; prints tables and writes ``bench/results/documents.json``.
 
     python bench/documents.py                           # defaults: 30 and 150 PDFs
+    python bench/documents.py --modes pdf-clean --packs receipt,bank_statement --tasks 1
     python bench/documents.py --small 20 --large 60 --chromium default,/usr/bin/chromium
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
         --out bench/results/documents-base.json         # the same bench on other code
@@ -45,6 +47,8 @@ MODES = {
     "pdf-clean": ["--option", "conditions=clean"],
     "pdf-scan": ["--option", "conditions=scan"],
 }
+#: the packs measured per pack (clean PDFs, their default options otherwise)
+PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
 TICK = os.sysconf("SC_CLK_TCK")
 
 #: one reused page printing the same invoice again and again (argv: executable, prints,
@@ -189,26 +193,57 @@ class ProcMeter:
 Meter = CgroupMeter | ProcMeter
 
 
-def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None
-          ) -> dict[str, Any]:
-    """CPU and wall time of a real ``docfleet run`` of ``docs`` documents."""
+def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None,
+          pack: str = "invoice") -> dict[str, Any]:
+    """CPU and wall time of a real ``docfleet run --pack PACK`` of ``docs`` documents."""
     with tempfile.TemporaryDirectory(prefix="docfleet-bench-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
         if chromium:
             env["DOCFLEET_CHROMIUM_PATH"] = chromium
-        cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", f"bench-{mode}-{tasks}",
+        run_id = f"bench-{pack}-{mode}-{tasks}"
+        cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", run_id,
                "--total", str(docs), "--tasks", str(tasks), "--state",
                f"sqlite:///{tmp}/state.db", "--out", f"file://{tmp}/out", *MODES[mode]]
+        if pack != "invoice":  # the default pack: its command line as before
+            cmd += ["--pack", pack]
         t0 = time.perf_counter()
         result, cpu = meter.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
         seconds = time.perf_counter() - t0
         if result.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-        made = len(list(Path(tmp, "out", f"bench-{mode}-{tasks}", "documents").iterdir()))
+        made = len(list(Path(tmp, "out", run_id, "documents").iterdir()))
         if made != docs:
             raise SystemExit(f"{' '.join(cmd)} wrote {made} documents, not {docs}")
-    return {"mode": mode, "tasks": tasks, "documents": docs, "seconds": round(seconds, 2),
-            "cpu_s": round(cpu, 3), "documents_per_s": round(docs / seconds, 2)}
+    return {"mode": mode, "pack": pack, "tasks": tasks, "documents": docs,
+            "seconds": round(seconds, 2), "cpu_s": round(cpu, 3),
+            "documents_per_s": round(docs / seconds, 2)}
+
+
+def measure(meter: Meter, mode: str, pack: str, tasks: list[int], small: int, large: int,
+            chromium: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """One summary row (marginal CPU per document and fixed CPU from one-task runs, docs/s
+    per task count) of ``pack`` in ``mode``, and the runs it was computed from."""
+    exe = None if chromium == "default" else chromium
+    runs: dict[int, dict[str, Any]] = {}
+    smalls: dict[int, dict[str, Any]] = {}
+    for t in tasks:
+        smalls[t] = fleet(meter, mode, t, small, exe, pack)
+        runs[t] = fleet(meter, mode, t, large, exe, pack)
+    results = [*smalls.values(), *runs.values()]
+    row: dict[str, Any] = {"chromium": chromium, "mode": mode, "pack": pack}
+    if 1 in runs:
+        per, fixed = marginal(smalls[1], runs[1])
+        one = fleet(meter, mode, 1, 1, exe, pack)
+        results.append(one)
+        row |= {"cpu_ms_per_document": round(per * 1000, 1),
+                "fixed_cpu_s": round(one["cpu_s"] - per, 2),
+                "fixed_cpu_s_from_small_run": round(fixed, 2)}
+    for t in tasks:
+        row[f"documents_per_s_{t}_tasks"] = runs[t]["documents_per_s"]
+        row[f"steady_documents_per_s_{t}_tasks"] = steady(smalls[t], runs[t])
+    for r in results:
+        r["chromium"] = chromium
+    return results, row
 
 
 def floor(meter: Meter, executable: str, small: int, large: int, batch: int
@@ -244,7 +279,7 @@ def marginal(small: dict[str, Any], large: dict[str, Any]) -> tuple[float, float
 def table(console: Console, title: str, cols: list[str], rows: list[list[str]]) -> None:
     t = Table(title=title)
     for i, col in enumerate(cols):
-        t.add_column(col, justify="left" if i == 0 else "right")
+        t.add_column(col, justify="left" if i == 0 else "right", no_wrap=i < 2)
     for row in rows:
         t.add_row(*row)
     console.print(t)
@@ -258,6 +293,9 @@ def main() -> None:
                         help="html runs are this many times larger (they are cheap)")
     parser.add_argument("--tasks", default="1,2", help="task counts for docs/s")
     parser.add_argument("--modes", default=",".join(MODES))
+    parser.add_argument("--packs", default=",".join(PACKS),
+                        help="packs measured as clean PDFs, one row each ('' to skip); the "
+                             "invoice's row reuses its pdf-clean mode when that ran")
     parser.add_argument("--chromium", default="default",
                         help="comma list of DOCFLEET_CHROMIUM_PATH values for the fleet "
                              "runs; 'default' leaves it unset (the settings' default)")
@@ -293,35 +331,30 @@ def main() -> None:
 
     results: list[dict[str, Any]] = []
     summary: list[dict[str, Any]] = []
+    per_pack: list[dict[str, Any]] = []
     tasks = [int(t) for t in args.tasks.split(",")]
+    packs = [p for p in args.packs.split(",") if p]
+    unknown = sorted(set(packs) - set(PACKS))
+    if unknown:
+        raise SystemExit(f"--packs: unknown pack {', '.join(unknown)} (use {', '.join(PACKS)})")
     for chromium in args.chromium.split(","):
-        exe = None if chromium == "default" else chromium
-        for mode in args.modes.split(","):
+        for mode in filter(None, args.modes.split(",")):
             scale = args.html_scale if mode == "html" else 1
-            small, large = args.small * scale, args.large * scale
-            runs: dict[int, dict[str, Any]] = {}
-            smalls: dict[int, dict[str, Any]] = {}
-            for t in tasks:
-                smalls[t] = fleet(meter, mode, t, small, exe)
-                runs[t] = fleet(meter, mode, t, large, exe)
-            for r in (*smalls.values(), *runs.values()):
-                r["chromium"] = chromium
-                results.append(r)
-            row: dict[str, Any] = {"chromium": chromium, "mode": mode}
-            if 1 in runs:
-                per, fixed = marginal(smalls[1], runs[1])
-                one = fleet(meter, mode, 1, 1, exe)
-                one["chromium"] = chromium
-                results.append(one)
-                row |= {"cpu_ms_per_document": round(per * 1000, 1),
-                        "fixed_cpu_s": round(one["cpu_s"] - per, 2),
-                        "fixed_cpu_s_from_small_run": round(fixed, 2)}
-            for t in tasks:
-                row[f"documents_per_s_{t}_tasks"] = runs[t]["documents_per_s"]
-                row[f"steady_documents_per_s_{t}_tasks"] = steady(smalls[t], runs[t])
+            runs, row = measure(meter, mode, "invoice", tasks, args.small * scale,
+                                args.large * scale, chromium)
+            results += runs
             summary.append(row)
+        for pack in packs:
+            row = next((r for r in summary if r["chromium"] == chromium
+                        and r["mode"] == "pdf-clean" and pack == "invoice"), None)
+            if row is None:
+                runs, row = measure(meter, "pdf-clean", pack, tasks, args.small, args.large,
+                                    chromium)
+                results += runs
+            per_pack.append(row)
     report["fleet"] = results
     report["summary"] = summary
+    report["packs"] = per_pack
     default_exe = subprocess.run(
         [sys.executable, "-c", "from docfleet.settings import load_settings; "
          "print(load_settings().chromium_path)"], capture_output=True, text=True).stdout.strip()
@@ -348,6 +381,19 @@ def main() -> None:
                      *(f"{row[f'documents_per_s_{t}_tasks']:.1f}; "
                        f"{row[f'steady_documents_per_s_{t}_tasks']:.1f}" for t in tasks)])
     table(console, f"docfleet run ({args.label}): whole-tree CPU and speed", cols, rows)
+    base = next((r.get("cpu_ms_per_document") for r in per_pack if r["pack"] == "invoice"),
+                None)
+    for row in per_pack:
+        if base and row.get("cpu_ms_per_document") is not None:
+            row["cpu_ratio_to_invoice"] = round(row["cpu_ms_per_document"] / base, 2)
+    table(console, f"clean PDF per pack ({args.label}): whole-tree CPU and speed",
+          ["chromium", "pack", "CPU ms/doc", "x invoice", "fixed CPU s",
+           *(f"docs/s {t} task{'s' if t > 1 else ''} (run; steady)" for t in tasks)],
+          [[row["chromium"], row["pack"], f"{row.get('cpu_ms_per_document', '-')}",
+            f"{row.get('cpu_ratio_to_invoice', '-')}", f"{row.get('fixed_cpu_s', '-')}",
+            *(f"{row[f'documents_per_s_{t}_tasks']:.1f}; "
+              f"{row[f'steady_documents_per_s_{t}_tasks']:.1f}" for t in tasks)]
+           for row in per_pack])
     for row in summary:
         for batch, r in row.get("ratio_to_floor", {}).items():
             console.print(f"{row['chromium']}: clean PDF CPU/doc = {r['ratio']}x the bare "

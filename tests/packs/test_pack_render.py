@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packlib import HEAD, PACKS, head, pdf_of
+from packlib import HEAD, PACKS, RTL, glyphs, head, pdf_of, squash
 from pypdf import PdfReader
 
 from docfleet.packs.base import RenderedDocument
@@ -25,34 +25,16 @@ from docfleet.render.browser import Chromium
 from docfleet.render.layout import PX_TO_PT
 from docfleet.settings import load_settings
 from docfleet.shards import shard_bytes
-from invoice.pdftext import normalise, page_texts, text_in_boxes
+from invoice.pdftext import page_texts, text_in_boxes
 from needs import require
 
 LOCALES = tuple(JURISDICTIONS)
-#: right-to-left locales (ar-SA): pdfium returns their characters in visual order, so a
-#: box is checked to hold exactly the golden characters (as a multiset), not their order
-RTL = {loc for loc, jur in JURISDICTIONS.items() if jur.direction == "rtl"}
-
-
-def squash(text: str) -> str:
-    return "".join(normalise(text).split())
 
 
 def holds(word: str, text: str) -> bool:
     """Whether ``word`` is ``text`` with at most punctuation printed against it (a word
     joins touching elements: ``-50%`` is a word of the field ``50%``)."""
     return text in word and not any(c.isalnum() for c in word.replace(text, "", 1))
-
-
-#: bidi mirrored pairs: right-to-left text prints "(" as the glyph ")"
-_MIRRORED = str.maketrans(")]}>»", "([{<«")
-
-
-def glyphs(text: str, locale: str) -> str:
-    """What a box check compares: the squashed text, sorted (mirrored brackets as one)
-    for right-to-left locales."""
-    squashed = squash(text)
-    return "".join(sorted(squashed.translate(_MIRRORED))) if locale in RTL else squashed
 
 
 @pytest.fixture(scope="module")

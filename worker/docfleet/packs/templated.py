@@ -2,8 +2,8 @@
 beyond the invoice pack's machinery, which they reuse by import:
 
 - :class:`PackOptions` / :func:`parse_pack_options`: the run options every such pack takes
-  (``format``, ``archetypes``, ``locales``, ``conditions``, ``lines``), parsed with the
-  invoice pack's mix syntax;
+  (``format``, ``archetypes``, ``locales``, ``conditions``, ``lines``, ``cover``), parsed
+  with the invoice pack's mix syntax;
 - :class:`DocumentSteps`: the four steps a pack supplies (source, context, template, record
   rows); :class:`TemplatedSession` runs them on the invoice session's pipeline (one
   Chromium per task, pages in flight, scan, boxes carried, golden fields and words);
@@ -36,7 +36,14 @@ from docfleet.packs.invoice.golden import (
     word_rows,
 )
 from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction
-from docfleet.packs.invoice.options import CONDITIONS, FORMATS, _lines, _mix
+from docfleet.packs.invoice.options import (
+    CONDITIONS,
+    FORMATS,
+    _lines,
+    _mix,
+    choose,
+    parse_cover,
+)
 from docfleet.packs.invoice.pack import MARKABLE, InvoiceSession, _Pending
 from docfleet.packs.invoice.schema import CELLS, FIELDS, LABELS, LINES, LINKS, PAGES, WORDS
 from docfleet.render.html import Field, PrintedField, render_html
@@ -44,7 +51,7 @@ from docfleet.render.layout import Layout
 
 _MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]")
 
-KNOWN = ("format", "archetypes", "locales", "conditions", "lines")
+KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "cover")
 
 #: ISO 4217 minor units where they are not 2
 MINOR_UNITS = {"JPY": 0, "KRW": 0, "VND": 0, "ISK": 0, "CLP": 0, "BHD": 3, "KWD": 3,
@@ -114,14 +121,18 @@ class PackOptions:
     locales: dict[str, float]
     conditions: dict[str, float]
     lines: tuple[int, int] | None
+    #: mixes taken in turn by index (see :func:`docfleet.packs.invoice.options.choose`)
+    cover: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        cover = {"cover": list(self.cover)} if self.cover else {}  # unset: as before
         return {
             "format": self.format,
             "archetypes": self.archetypes,
             "locales": self.locales,
             "conditions": self.conditions,
             "lines": f"{self.lines[0]}-{self.lines[1]}" if self.lines else None,
+            **cover,
         }
 
 
@@ -148,7 +159,9 @@ def parse_pack_options(pack: str, options: Mapping[str, Any], archetypes: tuple[
     if lines and lines[1] > max_lines:
         raise ConfigError(f"option lines={options.get('lines')!r} is out of range for the "
                           f"{pack} pack", f"need 1 <= MIN <= MAX <= {max_lines}")
-    return PackOptions(pack, fmt, mix, locales, conditions, lines)
+    cover = parse_cover(options.get("cover"), {"locales": locales, "archetypes": mix,
+                                                "conditions": conditions})
+    return PackOptions(pack, fmt, mix, locales, conditions, lines, cover)
 
 
 class DocumentSteps(Protocol):
@@ -319,6 +332,12 @@ def meta_fields() -> tuple[list[pa.Field], list[pa.Field]]:
         pa.field("page_height", pa.float64()),
     ]
     return head, tail
+
+
+def kinds(rng: Any, index: int, options: PackOptions) -> tuple[str, str, str]:
+    """Document ``index``'s (locale, archetype, condition), drawn or covered in turn."""
+    return choose(rng, index, {"locales": options.locales, "archetypes": options.archetypes,
+                               "conditions": options.conditions}, options.cover)
 
 
 def pick(rng: Any, mix: Mapping[str, float]) -> str:

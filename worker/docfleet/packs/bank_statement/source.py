@@ -13,7 +13,14 @@ from docfleet.packs.bank_statement.records import BankStatement, Transaction, ru
 from docfleet.packs.banking import REAL_BANKS, account_for
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _address, _faker
-from docfleet.packs.templated import MINOR_UNITS, PackOptions, digits, fit, pick, round_money
+from docfleet.packs.templated import (
+    MINOR_UNITS,
+    PackOptions,
+    digits,
+    fit,
+    kinds,
+    round_money,
+)
 from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
@@ -26,20 +33,27 @@ BANKS = {
 }
 #: kind → (words per language, amount range, sign)
 KINDS: dict[str, tuple[dict[str, str], tuple[int, int], int]] = {
-    "card": ({"en": "Card payment", "fr": "Paiement CB", "de": "Kartenzahlung"},
+    "card": ({"en": "Card payment", "fr": "Paiement CB", "de": "Kartenzahlung",
+              "ja": "カード利用", "ar": "دفع بالبطاقة"},
              (3, 180), -1),
-    "debit": ({"en": "Direct debit", "fr": "Prélèvement", "de": "Lastschrift"},
+    "debit": ({"en": "Direct debit", "fr": "Prélèvement", "de": "Lastschrift",
+               "ja": "口座振替", "ar": "خصم مباشر"},
               (15, 160), -1),
-    "transfer_out": ({"en": "Transfer to", "fr": "Virement à", "de": "Überweisung an"},
+    "transfer_out": ({"en": "Transfer to", "fr": "Virement à", "de": "Überweisung an",
+                      "ja": "振込", "ar": "تحويل إلى"},
                      (20, 900), -1),
-    "transfer_in": ({"en": "Transfer from", "fr": "Virement de", "de": "Gutschrift von"},
+    "transfer_in": ({"en": "Transfer from", "fr": "Virement de", "de": "Gutschrift von",
+                     "ja": "振込入金", "ar": "تحويل من"},
                     (20, 700), 1),
-    "cash": ({"en": "Cash withdrawal", "fr": "Retrait DAB", "de": "Bargeldauszahlung"},
+    "cash": ({"en": "Cash withdrawal", "fr": "Retrait DAB", "de": "Bargeldauszahlung",
+              "ja": "ATM出金", "ar": "سحب نقدي"},
              (20, 300), -1),
-    "fee": ({"en": "Account fee", "fr": "Frais de tenue", "de": "Kontoführung"}, (2, 12), -1),
+    "fee": ({"en": "Account fee", "fr": "Frais de tenue", "de": "Kontoführung",
+             "ja": "口座管理手数料", "ar": "رسوم الحساب"}, (2, 12), -1),
 }
-SALARY = {"en": "Salary", "fr": "Salaire", "de": "Gehalt"}
-RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauerauftrag Miete"}
+SALARY = {"en": "Salary", "fr": "Salaire", "de": "Gehalt", "ja": "給与", "ar": "راتب"}
+RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauerauftrag Miete",
+        "ja": "家賃 自動送金", "ar": "إيجار أمر دائم"}
 
 
 def _bic(rng: random.Random, bank: str, country: str) -> str:
@@ -59,9 +73,7 @@ class BankStatementSource:
     def generate(self, run_id: str, index: int) -> BankStatement:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = pick(rng, opts.locales)
-        archetype = pick(rng, opts.archetypes)
-        condition = pick(rng, opts.conditions)
+        locale, archetype, condition = kinds(rng, index, opts)
         jur = JURISDICTIONS[locale]
         lang = jur.language
         cur = jur.currency

@@ -13,6 +13,8 @@ lines          line items per invoice ``MIN-MAX`` (1-200)                  mostl
                                                                            multi-page 14-45
 splits         ratios ``train:0.8,validation:0.1,test:0.1``                80/10/10
 split_by       ``document``, ``seller`` or ``template``: what is held out  ``document``
+cover          mixes taken in turn instead of drawn: ``locales``,          none (drawn)
+               ``archetypes``, ``conditions`` or a comma list of them
 =============  ==========================================================  ===============
 """
 
@@ -36,7 +38,9 @@ FORMATS = ("pdf", "html")
 MAX_LINES = 200
 
 KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue", "splits",
-         "split_by")
+         "split_by", "cover")
+#: the mixes the ``cover`` option can take in turn, in the order documents draw them
+COVERABLE = ("locales", "archetypes", "conditions")
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,13 @@ class InvoiceOptions:
     #: train/validation/test ratios and what a split holds out (see docfleet.splits)
     splits: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SPLITS))
     split_by: str = "document"
+    #: mixes taken in turn by index instead of drawn (see :func:`choose`)
+    cover: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        extra = {"catalogue": self.catalogue} if self.catalogue else {}
+        extra: dict[str, Any] = {"catalogue": self.catalogue} if self.catalogue else {}
+        if self.cover:  # absent when unset: older runs keep their fingerprints
+            extra["cover"] = list(self.cover)
         return {
             **extra,
             "format": self.format,
@@ -123,6 +131,51 @@ def _lines(raw: Any) -> tuple[int, int] | None:
     return lo, hi
 
 
+def parse_cover(raw: Any, mixes: Mapping[str, Mapping[str, float]]) -> tuple[str, ...]:
+    """The ``cover`` option: which of ``mixes`` (``locales``, ``archetypes``,
+    ``conditions``) documents take in turn. A covered mix must have equal weights (in turn
+    means each value equally often); :class:`ConfigError` names what is wrong."""
+    if raw is None or raw == "" or raw == []:
+        return ()
+    items = raw if isinstance(raw, list | tuple) else str(raw).split(",")
+    names = [str(x).strip() for x in items if str(x).strip()]
+    for name in names:
+        if name not in COVERABLE:
+            raise ConfigError(f"option cover: {name!r} is not a mix it can take in turn",
+                              f"use a comma list of {', '.join(COVERABLE)}")
+    if len(set(names)) != len(names):
+        raise ConfigError(f"option cover={raw!r} names a mix twice",
+                          "name each of locales, archetypes, conditions at most once")
+    for name in names:
+        if len(set(mixes[name].values())) > 1:
+            raise ConfigError(
+                f"option cover={','.join(names)}: the {name} mix has unequal weights "
+                f"({','.join(f'{k}:{w:g}' for k, w in mixes[name].items())})",
+                f"give --option {name}=a,b,c without weights to take each in turn")
+    return tuple(sorted(names, key=COVERABLE.index))
+
+
+def choose(rng: Any, index: int, mixes: Mapping[str, Mapping[str, float]],
+           cover: tuple[str, ...] = ()) -> tuple[str, str, str]:
+    """Document ``index``'s (locale, archetype, condition): each drawn from its mix by
+    weight with ``rng``, except the mixes named in ``cover``, which take their values in
+    turn — document *i* is combination *i* mod N of the covered values (N the product of
+    their counts, locales varying fastest), so any N consecutive documents hold every
+    combination exactly once. The three draws are made either way (the document's other
+    draws do not depend on ``cover``). Deterministic in (rng state, index)."""
+    picked = {}
+    for name in COVERABLE:
+        keys = list(mixes[name])
+        picked[name] = rng.choices(keys, weights=[mixes[name][k] for k in keys])[0]
+    rest = index
+    for name in COVERABLE:
+        if name in cover:
+            keys = list(mixes[name])
+            picked[name] = keys[rest % len(keys)]
+            rest //= len(keys)
+    return picked["locales"], picked["archetypes"], picked["conditions"]
+
+
 def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
     """Validate and normalise; :class:`ConfigError` names the bad option and a fix."""
     unknown = sorted(set(options) - set(KNOWN))
@@ -146,6 +199,8 @@ def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
         from docfleet.catalogue.artifact import split_catalogue_uri
 
         split_catalogue_uri(catalogue)  # ConfigError for a URI that names no run
+    cover = parse_cover(options.get("cover"), {"locales": locales, "archetypes": archetypes,
+                                                "conditions": conditions})
     return InvoiceOptions(fmt, archetypes, locales, conditions, _lines(options.get("lines")),
                           catalogue, parse_splits(options.get("splits")),
-                          parse_split_by(options.get("split_by")))
+                          parse_split_by(options.get("split_by")), cover)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import unicodedata
 from decimal import Decimal
 from functools import cache
 from typing import Any
@@ -17,7 +18,7 @@ from faker import Faker
 
 from docfleet.packs.invoice import identifiers
 from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
-from docfleet.packs.invoice.options import InvoiceOptions
+from docfleet.packs.invoice.options import InvoiceOptions, choose
 from docfleet.packs.invoice.products import PRODUCT_LINES, UNIT_PLACES, UNITS, Product
 from docfleet.packs.invoice.records import (
     Invoice,
@@ -38,12 +39,22 @@ DISCOUNTS = (Decimal(5), Decimal(10), Decimal("12.5"), Decimal(15))
 
 @cache
 def _faker(locale: str) -> Faker:
-    return Faker(locale)
+    """One Faker per locale. Arabic names lose their harakat (vowel marks: تمّام → تمام),
+    as business documents print them; the name lists keep their length and order, so
+    every draw picks the same name."""
+    fake = Faker(locale)
+    if locale.startswith("ar"):
+        for provider in fake.providers:
+            for attr in ("first_names", "first_names_male", "first_names_female",
+                         "last_names", "prefixes_male", "prefixes_female"):
+                names = getattr(provider, attr, None)
+                if isinstance(names, tuple | list):
+                    setattr(provider, attr, tuple(_plain(n) for n in names))
+    return fake
 
 
-def _pick(rng: random.Random, mix: dict[str, float]) -> str:
-    keys = list(mix)
-    return rng.choices(keys, weights=[mix[k] for k in keys])[0]
+def _plain(text: str) -> str:
+    return "".join(c for c in text if not unicodedata.combining(c))
 
 
 def _digits(rng: random.Random, n: int) -> str:
@@ -237,9 +248,9 @@ class InvoiceSource:
     def generate(self, run_id: str, index: int) -> Invoice:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = _pick(rng, opts.locales)
-        archetype = _pick(rng, opts.archetypes)
-        condition = _pick(rng, opts.conditions)
+        locale, archetype, condition = choose(
+            rng, index, {"locales": opts.locales, "archetypes": opts.archetypes,
+                         "conditions": opts.conditions}, opts.cover)
         jur = JURISDICTIONS[locale]
         fake = _faker(jur.faker_locale)
         fake.seed_instance(rng.getrandbits(64))

@@ -63,6 +63,32 @@ LABELS: dict[str, dict[str, str]] = {
            "email": "E-Mail", "page": "Seite", "of": "von", "continued": "Fortsetzung",
            "signature": "Unterschrift",
            "note": "Bitte die Bestellnummer auf allen Rechnungen und Lieferscheinen angeben."},
+    "ja": {"title": "注文書", "po_number": "注文番号", "issue_date": "注文日",
+           "supplier": "発注先", "buyer": "発注者", "ship_to": "納品先",
+           "supplier_number": "取引先コード", "contact": "担当者",
+           "delivery_terms": "納入条件", "delivery_date": "希望納期",
+           "payment_terms": "支払条件", "payment": "請求後{days}日以内",
+           "line_number": "No.", "sku": "品番", "description": "品名",
+           "requested_date": "納期", "quantity": "数量", "unit": "単位",
+           "unit_price": "単価", "amount": "金額", "subtotal": "小計（税抜）",  # noqa: RUF001
+           "total": "合計金額（税込）", "tax_id": "登録番号", "phone": "電話",  # noqa: RUF001
+           "email": "メール", "page": "ページ", "of": "/", "continued": "続き",
+           "signature": "承認印",
+           "note": "請求書・納品書には必ず注文番号をご記入ください。"},
+    # Saudi business documents print their headings in Arabic and English
+    "ar": {"title": "أمر شراء Purchase Order", "po_number": "رقم أمر الشراء PO Number",
+           "issue_date": "تاريخ الطلب Date", "supplier": "المورد Supplier",
+           "buyer": "المشتري Buyer", "ship_to": "عنوان التسليم Ship to",
+           "supplier_number": "رقم المورد", "contact": "المسؤول",
+           "delivery_terms": "شروط التسليم", "delivery_date": "تاريخ التسليم",
+           "payment_terms": "شروط الدفع", "payment": "صافي {days} يوم",
+           "line_number": "#", "sku": "الرمز", "description": "الوصف Description",
+           "requested_date": "التاريخ", "quantity": "الكمية", "unit": "الوحدة",
+           "unit_price": "السعر المتفق", "amount": "المبلغ", "subtotal": "المجموع Subtotal",
+           "total": "إجمالي الطلب Total", "tax_id": "الرقم الضريبي", "phone": "هاتف",
+           "email": "بريد", "page": "صفحة Page", "of": "/", "continued": "تابع",
+           "signature": "توقيع معتمد",
+           "note": "يرجى ذكر رقم أمر الشراء في جميع الفواتير ومذكرات التسليم."},
 }
 
 

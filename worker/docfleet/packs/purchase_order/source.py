@@ -18,7 +18,7 @@ from docfleet.packs.purchase_order.records import (
     PurchaseOrder,
     order_taxes,
 )
-from docfleet.packs.templated import PackOptions, digits, fit, pick, round_money
+from docfleet.packs.templated import PackOptions, digits, fit, kinds, round_money
 from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
@@ -51,9 +51,7 @@ class PurchaseOrderSource:
     def generate(self, run_id: str, index: int) -> PurchaseOrder:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = pick(rng, opts.locales)
-        archetype = pick(rng, opts.archetypes)
-        condition = pick(rng, opts.conditions)
+        locale, archetype, condition = kinds(rng, index, opts)
         jur = JURISDICTIONS[locale]
         lang = jur.language
         fake = _faker(jur.faker_locale)

@@ -40,6 +40,23 @@ LABELS: dict[str, dict[str, str]] = {
            "contactless": "Kontaktlos", "mobile": "Mobil bezahlt", "change": "Rückgeld",
            "card_number": "Karte", "auth_code": "Autor.-Nr.",
            "thanks": "Vielen Dank für Ihren Einkauf!"},
+    # Japanese till receipts: 領収書, tax "内" (included) per rate, the T-number as 登録番号
+    "ja": {"title": "領収書", "receipt_number": "取引番号", "issue_date": "日付",
+           "issue_time": "時刻", "till": "レジ", "cashier": "担当", "store_phone": "電話",
+           "store_tax_id": "登録番号", "item_count": "点数", "subtotal": "小計",
+           "discount_total": "値引合計", "incl": "内税", "total": "合計", "cash": "現金",
+           "card": "クレジット", "contactless": "電子マネー", "mobile": "スマホ決済",
+           "change": "お釣り", "card_number": "カード", "auth_code": "承認番号",
+           "thanks": "ありがとうございました"},
+    # a Saudi simplified tax invoice (فاتورة ضريبية مبسطة): Arabic, the total bilingual
+    "ar": {"title": "فاتورة ضريبية مبسطة", "receipt_number": "رقم الفاتورة",
+           "issue_date": "التاريخ", "issue_time": "الوقت", "till": "الصندوق",
+           "cashier": "الكاشير", "store_phone": "هاتف", "store_tax_id": "الرقم الضريبي",
+           "item_count": "عدد الأصناف", "subtotal": "المجموع", "discount_total": "الخصم",
+           "incl": "شامل", "total": "الإجمالي Total", "cash": "نقدي", "card": "بطاقة",
+           "contactless": "بدون تلامس", "mobile": "دفع بالجوال", "change": "الباقي",
+           "card_number": "البطاقة", "auth_code": "رمز الموافقة",
+           "thanks": "شكرا لزيارتكم"},
 }
 
 Piece = dict[str, Any]

@@ -17,7 +17,7 @@ from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _faker, _party
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
-from docfleet.packs.templated import PackOptions, digits, fit, pick, round_money
+from docfleet.packs.templated import PackOptions, digits, fit, kinds, round_money
 from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
@@ -34,17 +34,65 @@ class Goods:
     modifiers: tuple[tuple[dict[str, str], str], ...] = ()  # (names, price)
 
 
+#: English name → its Japanese and Arabic names (≤ 10 characters: wide ones count 2)
+LOCAL_NAMES: dict[str, tuple[str, str]] = {
+    "Cappuccino": ("カプチーノ", "كابتشينو"),
+    "Latte macchiato": ("ラテマキアート", "لاتيه"),
+    "Espresso": ("エスプレッソ", "إسبريسو"),
+    "Flat white": ("フラットホワイト", "فلات وايت"),
+    "Croissant": ("クロワッサン", "كرواسون"),
+    "Blueberry muffin": ("ブルーベリーマフィン", "مافن توت"),
+    "Ham sandwich": ("ハムサンド", "ساندويتش"),
+    "Orange juice": ("オレンジジュース", "برتقال"),
+    "Carrot cake": ("キャロットケーキ", "كيك جزر"),
+    "Iced tea": ("アイスティー", "شاي مثلج"),
+    "Bananas": ("バナナ", "موز"),
+    "Apples Gala": ("りんご", "تفاح جالا"),
+    "Tomatoes": ("トマト", "طماطم"),
+    "Whole milk 1L": ("牛乳 1L", "حليب 1ل"),
+    "Eggs x10": ("卵 10個", "بيض 10"),
+    "Sourdough bread": ("食パン", "خبز"),
+    "Butter 250g": ("バター 250g", "زبدة 250غ"),
+    "Pasta 500g": ("パスタ 500g", "مكرونة 500غ"),
+    "Olive oil 75cl": ("オリーブ油", "زيت زيتون"),
+    "Dish soap": ("食器用洗剤", "سائل صحون"),
+    "Paper towels x4": ("キッチンペーパー", "مناديل"),
+    "Red wine 75cl": ("赤ワイン", "عصير عنب"),
+    "Cheeseburger": ("チーズバーガー", "تشيز برجر"),
+    "Caesar salad": ("シーザーサラダ", "سلطة سيزر"),
+    "Margherita pizza": ("マルゲリータ", "بيتزا جبن"),
+    "Fish and chips": ("フィッシュ＆チップス", "سمك وبطاطس"),  # noqa: RUF001
+    "Soup of the day": ("本日のスープ", "شوربة"),
+    "Sparkling water": ("炭酸水", "مياه غازية"),
+    "Draft beer": ("生ビール", "مشروب شعير"),
+    "Glass of wine": ("グラスワイン", "عصير تفاح"),
+    "Tiramisu": ("ティラミス", "تيراميسو"),
+    "Oat milk": ("オーツミルク", "حليب شوفان"),
+    "Extra shot": ("ショット追加", "شوت إضافي"),
+    "Vanilla syrup": ("バニラシロップ", "فانيلا"),
+    "Extra cheese": ("チーズ追加", "جبن إضافي"),
+    "Add bacon": ("ベーコン追加", "لحم مقدد"),
+    "No onions": ("玉ねぎ抜き", "بدون بصل"),
+    "Side fries": ("ポテト", "بطاطس"),
+}
+
+
+def _names(en: str, fr: str, de: str) -> dict[str, str]:
+    ja, ar = LOCAL_NAMES[en]
+    return {"en": en, "fr": fr, "de": de, "ja": ja, "ar": ar}
+
+
 def _g(en: str, fr: str, de: str, lo: str, hi: str, **kw: Any) -> Goods:
-    return Goods({"en": en, "fr": fr, "de": de}, (lo, hi), **kw)
+    return Goods(_names(en, fr, de), (lo, hi), **kw)
 
 
-MILK = ({"en": "Oat milk", "fr": "Lait d'avoine", "de": "Hafermilch"}, "0.50")
-SHOT = ({"en": "Extra shot", "fr": "Shot en plus", "de": "Extra Shot"}, "0.80")
-SYRUP = ({"en": "Vanilla syrup", "fr": "Sirop vanille", "de": "Vanillesirup"}, "0.60")
-CHEESE = ({"en": "Extra cheese", "fr": "Supp. fromage", "de": "Extra Käse"}, "1.20")
-BACON = ({"en": "Add bacon", "fr": "Supp. bacon", "de": "Mit Speck"}, "1.90")
-NOONION = ({"en": "No onions", "fr": "Sans oignons", "de": "Ohne Zwiebeln"}, "0")
-FRIES = ({"en": "Side fries", "fr": "Frites", "de": "Pommes"}, "2.50")
+MILK = (_names("Oat milk", "Lait d'avoine", "Hafermilch"), "0.50")
+SHOT = (_names("Extra shot", "Shot en plus", "Extra Shot"), "0.80")
+SYRUP = (_names("Vanilla syrup", "Sirop vanille", "Vanillesirup"), "0.60")
+CHEESE = (_names("Extra cheese", "Supp. fromage", "Extra Käse"), "1.20")
+BACON = (_names("Add bacon", "Supp. bacon", "Mit Speck"), "1.90")
+NOONION = (_names("No onions", "Sans oignons", "Ohne Zwiebeln"), "0")
+FRIES = (_names("Side fries", "Frites", "Pommes"), "2.50")
 
 STORES: dict[str, tuple[Goods, ...]] = {
     "cafe": (
@@ -105,6 +153,8 @@ DISCOUNT_NAMES = {
     "en": ("Promo", "Happy hour", "Member price", "Staff discount"),
     "fr": ("Promo", "Happy hour", "Prix fidélité", "Remise"),
     "de": ("Aktion", "Happy Hour", "Kundenkarte", "Rabatt"),
+    "ja": ("特売", "タイムセール", "会員価格", "値引"),
+    "ar": ("عرض", "خصم الساعة", "سعر العضو", "خصم"),
 }
 DISCOUNTS = (Decimal(10), Decimal(15), Decimal(20), Decimal(25), Decimal(50))
 
@@ -142,9 +192,7 @@ class ReceiptSource:
     def generate(self, run_id: str, index: int) -> Receipt:
         rng = document_rng(run_id, index)
         opts = self.options
-        locale = pick(rng, opts.locales)
-        archetype = pick(rng, opts.archetypes)
-        condition = pick(rng, opts.conditions)
+        locale, archetype, condition = kinds(rng, index, opts)
         jur = JURISDICTIONS[locale]
         lang = jur.language
         layout = RECEIPT_LAYOUTS[archetype]
