@@ -59,6 +59,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
     FIRESTORE_COUNTS_COLLECTION,
@@ -108,6 +109,17 @@ def _unaborted(exc: ValueError) -> BaseException:
 
     cause = exc.__cause__
     return cause if isinstance(cause, gexc.Aborted) else exc
+
+
+def _ended(end: rules.AttemptEnd, now: float) -> dict[str, Any]:
+    """The fields of a unit whose attempt ended as ``end`` (its lease dropped)."""
+    fields: dict[str, Any] = {"state": end.state.value, "lease_owner": None,
+                              "lease_expires_at": None}
+    if end.last_error is not None:
+        fields["last_error"] = end.last_error
+    if end.final:
+        fields["finished_at"] = now
+    return fields
 
 
 class FirestoreStateStore:
@@ -551,21 +563,15 @@ class FirestoreStateStore:
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         def change(d: dict[str, Any]) -> dict[str, Any]:
-            final = int(d.get("attempts") or 0) >= max_attempts
-            fields: dict[str, Any] = {
-                "state": (UnitState.FAILED if final else UnitState.PENDING).value,
-                "last_error": error[:2000], "lease_owner": None, "lease_expires_at": None,
-            }
-            if final:
-                fields["finished_at"] = now
-            return fields
+            end = rules.failed_attempt(int(d.get("attempts") or 0), max_attempts, error)
+            return _ended(end, now)
 
         return self._fenced("fail_unit", claim, change)
 
     def release_unit(self, claim: Claim, now: float) -> bool:
         return self._fenced("release_unit", claim, lambda d: {
             "state": UnitState.PENDING.value,
-            "attempts": max(int(d.get("attempts") or 0) - 1, 0),
+            "attempts": rules.released_attempts(int(d.get("attempts") or 0)),
             "lease_owner": None, "lease_expires_at": None,
         })
 
@@ -581,17 +587,8 @@ class FirestoreStateStore:
                 if (d is None or d["state"] != UnitState.RUNNING.value
                         or d.get("lease_expires_at") is None or d["lease_expires_at"] >= now):
                     return None
-                attempts = int(d.get("attempts") or 0)
-                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
-                if attempts >= max_attempts:
-                    fields.update({
-                        "state": UnitState.FAILED.value, "finished_at": now,
-                        "last_error": f"lease expired after {attempts} attempts "
-                                      f"(last owner {d.get('lease_owner')})",
-                    })
-                else:
-                    fields["state"] = UnitState.PENDING.value
-                return fields
+                return _ended(rules.expired_lease(int(d.get("attempts") or 0), max_attempts,
+                                                  d.get("lease_owner")), now)
 
             moved += self._cas("reclaim", ref, change,
                                also=self._moves(run_id, int(snap.get("idx"))))
@@ -620,17 +617,8 @@ class FirestoreStateStore:
                         or (seen.lease_owner is not None
                             and d.get("lease_owner") != seen.lease_owner)):
                     return None
-                attempts = int(d.get("attempts") or 0)
-                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
-                if attempts >= max_attempts:
-                    fields.update({
-                        "state": UnitState.FAILED.value, "finished_at": now,
-                        "last_error": f"lease expired after {attempts} attempts "
-                                      f"(not renewed; last owner {d.get('lease_owner')})",
-                    })
-                else:
-                    fields["state"] = UnitState.PENDING.value
-                return fields
+                return _ended(rules.expired_lease(int(d.get("attempts") or 0), max_attempts,
+                                                  d.get("lease_owner"), not_renewed=True), now)
 
             moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change,
                                also=self._moves(run_id, seen.index))
@@ -650,10 +638,10 @@ class FirestoreStateStore:
                                 {}) for s in failed)
 
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
-        states = {UnitState.DONE.value, UnitState.FAILED.value}
+        states = {s.value for s in rules.REOPENABLE}
         return sum(
             self._reopen("reopen_units", self._unit_ref(run_id, i), states,
-                         {"part_sha256": None, "last_error": reason[:2000]})
+                         {"part_sha256": None, "last_error": rules.cut_error(reason)})
             for i in indexes
         )
 
