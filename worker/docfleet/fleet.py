@@ -18,7 +18,7 @@ from docfleet import telemetry
 from docfleet.fleetview import FleetDisplay, TaskWatch, snapshot
 from docfleet.models import RunSpec
 from docfleet.settings import Settings
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore
 
 
 def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, execution: str) -> dict:
@@ -55,7 +55,7 @@ def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, executio
 
 
 def run_fleet(
-    settings: Settings, spec: RunSpec, store: StateStore, tasks: int, log_dir: Path,
+    settings: Settings, spec: RunSpec, store: CoordinationStore, tasks: int, log_dir: Path,
     console: Console,
 ) -> int:
     """Start ``tasks`` worker processes, show progress until they exit, and return the
