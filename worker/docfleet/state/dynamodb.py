@@ -32,9 +32,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
+from docfleet.cloud.aws import (
+    aws_client,
+    aws_endpoint,
+    aws_error,
+    aws_region,
+    aws_resource,
+    aws_transient,
+)
 from docfleet.errors import (
     ConfigError,
-    MissingExtraError,
     RunNotFoundError,
     StoreUnavailableError,
 )
@@ -107,8 +114,6 @@ def _shard(index: int, unit_count: int) -> int:
 
 def dynamodb_transient(exc: BaseException) -> bool:
     """Throttling, transaction conflicts, 5xx and connection trouble."""
-    from docfleet.blob.s3 import aws_transient
-
     # botocore connection errors (ReadTimeoutError, ConnectionClosedError) carry response=None
     code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code", "")
     if code == "TransactionCanceledException":
@@ -121,10 +126,8 @@ def dynamodb_transient(exc: BaseException) -> bool:
 
 def create_table(endpoint: str | None, region: str, table: str) -> None:
     """Create ``table`` from :data:`DYNAMODB_TABLE` (tests, benchmarks, first use)."""
-    import boto3
-
-    client = boto3.session.Session().client("dynamodb", endpoint_url=endpoint,
-                                             region_name=region)
+    client = aws_client("dynamodb", region=region, endpoint=endpoint, sdk_retries=True,
+                        what="the dynamodb:// state store")
     client.create_table(TableName=table, **DYNAMODB_TABLE)
     client.get_waiter("table_exists").wait(TableName=table,
                                            WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
@@ -159,18 +162,11 @@ class DynamoDBStateStore:
         self, table: str, *, region: str, endpoint: str | None = None,
         retry_seconds: float | None = None,
     ) -> None:
-        try:
-            import boto3
-        except ImportError:
-            raise MissingExtraError("the dynamodb:// state store", "aws") from None
-        from docfleet.blob.s3 import aws_client_config
-
         self.table_name = table
         self.endpoint = endpoint
         self.uri = f"dynamodb://{table}?region={region}"
-        resource = boto3.session.Session().resource(
-            "dynamodb", region_name=region, endpoint_url=endpoint, config=aws_client_config()
-        )
+        resource = aws_resource("dynamodb", region=region, endpoint=endpoint,
+                                what="the dynamodb:// state store")
         self._table = resource.Table(table)
         self._client = resource.meta.client
         self._retry = RetryPolicy(f"DynamoDB table {table}", dynamodb_transient,
@@ -189,8 +185,6 @@ class DynamoDBStateStore:
     # -- plumbing ---------------------------------------------------------------------
     def _call(self, op: str, fn: Callable[[], T]) -> T:
         from botocore.exceptions import BotoCoreError, ClientError
-
-        from docfleet.blob.s3 import aws_error
 
         try:
             return self._retry.call(fn, op)
@@ -1001,12 +995,11 @@ def open_dynamodb_store(parsed: ParsedURI, *, create: bool = True) -> DynamoDBSt
     if not parsed.netloc:
         raise ConfigError(f"state URI {parsed.raw!r} names no table",
                           "use dynamodb://TABLE?region=REGION")
-    region = (parsed.query.get("region") or os.environ.get("AWS_REGION")
-              or os.environ.get("AWS_DEFAULT_REGION"))
+    region = aws_region(parsed.query.get("region"))
     if not region:
         raise ConfigError(f"state URI {parsed.raw!r} names no region",
                           "add ?region=eu-west-1 (or set AWS_REGION)")
-    endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
+    endpoint = aws_endpoint(parsed.query.get("endpoint"), "dynamodb")
     from docfleet.settings import uri_seconds
 
     return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,

@@ -41,6 +41,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from docfleet.cloud.gcp import firestore_client, gcp_error
 from docfleet.errors import (
     ConfigError,
     DocfleetError,
@@ -142,16 +143,8 @@ class FirestoreStateStore:
         db = f"/{database}" if database else ""
         self.uri = f"firestore://{project}{db}" + (f"?prefix={prefix}" if prefix else "")
         try:
-            if os.environ.get("FIRESTORE_EMULATOR_HOST"):
-                from google.auth.credentials import AnonymousCredentials
-
-                self._client = firestore.Client(project=project, database=database,
-                                                credentials=AnonymousCredentials())
-            else:
-                self._client = firestore.Client(project=project, database=database)
+            self._client = firestore_client(project, database)
         except Exception as exc:
-            from docfleet.blob.gcs import gcp_error
-
             raise gcp_error(exc, f"cannot open {self.uri}") from None
         self._retry = RetryPolicy(f"Firestore {project}{db}", firestore_transient,
                                   retry_seconds if retry_seconds is not None else default_bound())
@@ -169,8 +162,6 @@ class FirestoreStateStore:
     def _call(self, op: str, fn: Callable[[], T]) -> T:
         from google.api_core import exceptions as gexc
         from google.auth import exceptions as aexc
-
-        from docfleet.blob.gcs import gcp_error
 
         try:
             return self._retry.call(fn, op)
