@@ -10,6 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from docfleet.errors import ConfigError
+from docfleet.state import open_state_store
+
 ROOT = Path(__file__).resolve().parents[2] / "worker" / "docfleet"
 #: module -> the cloud helper module it must take its helpers from.
 USERS = {"blob/s3.py": "docfleet.cloud.aws", "state/dynamodb.py": "docfleet.cloud.aws",
@@ -56,3 +61,10 @@ print(sorted({{m.split('.')[0] + ('.' + m.split('.')[1] if m.startswith('google.
                          timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_removed_firestore_claim_mode_is_refused_with_one_line() -> None:
+    with pytest.raises(ConfigError) as err:
+        open_state_store("firestore://p?prefix=x&claim=transaction&emulator=127.0.0.1:1")
+    assert "claim=transaction was removed" in str(err.value) and "\n" not in str(err.value)
+    assert "drop ?claim=" in (err.value.hint or "")
