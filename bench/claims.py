@@ -4,14 +4,15 @@ unit, and write JSON to bench/results/claims.json.
 
     python bench/claims.py                       # SQLite, 20,000 units
     python bench/claims.py --units 2000 --procs 1,2 --state sqlite:///tmp/b.db
-    python bench/claims.py --backends firestore,firestore-tx,dynamodb --units 400 \
+    python bench/claims.py --backends firestore,dynamodb --units 400 \
         --start offset,zero                      # cloud stores, on their local emulators
     python bench/claims.py --backends postgresql --units 20000 --procs 1,8,32
 
-``--backends`` takes any scheme of the backend registry (plus ``firestore-tx``). Those with
-a test server run against tests/emulators.py's (started here, stopped at the end):
-``firestore`` (claims by update-time precondition), ``firestore-tx`` (claims by
-transaction), ``dynamodb`` (moto, single-threaded), ``postgresql`` (a throw-away Debian
+``--backends`` takes any scheme of the backend registry (plus ``postgresql-async``). Those
+with a test server run against tests/emulators.py's (started here, stopped at the end):
+``firestore`` (claims by update-time precondition; the transaction mode measured in
+``results/claims_cloud.json`` as ``firestore-tx`` is gone), ``dynamodb`` (moto,
+single-threaded), ``postgresql`` (a throw-away Debian
 PostgreSQL server with fsync on: every commit waits for the disk), ``postgresql-async``
 (the same with ``synchronous_commit=off`` set through the URI's libpq ``options``).
 ``--start offset`` begins each process's candidate scan at its share of the index range
@@ -133,8 +134,7 @@ class CloudBackends(contextlib.ExitStack):
         from docfleet.errors import ConfigError
         from docfleet.state.registry import backend as registered
 
-        scheme = {"firestore-tx": "firestore", "postgresql-async": "postgresql"}.get(
-            backend, backend)
+        scheme = {"postgresql-async": "postgresql"}.get(backend, backend)
         try:
             fixture = registered(scheme).test_server
         except ConfigError as exc:
@@ -143,8 +143,7 @@ class CloudBackends(contextlib.ExitStack):
                                   Path(tempfile.mkdtemp(prefix="docfleet-bench-")))
         # postgresql-async: libpq's options= turns synchronous_commit off for the session
         # (opt-in: a server crash may lose the last commits; see the README)
-        suffix = {"firestore-tx": "&claim=transaction",
-                  "postgresql-async": "&options=-c%20synchronous_commit%3Doff"}
+        suffix = {"postgresql-async": "&options=-c%20synchronous_commit%3Doff"}
         return uri + suffix.get(backend, "")
 
 
@@ -155,7 +154,7 @@ def main() -> None:
     parser.add_argument("--state", default=None, help="state URI (default: a temp SQLite file)")
     parser.add_argument("--backends", default="sqlite",
                         help="comma-separated registry schemes (sqlite, firestore, dynamodb, "
-                             "postgresql) or firestore-tx, postgresql-async")
+                             "postgresql) or postgresql-async")
     parser.add_argument("--start", default="offset", help="offset, zero, or offset,zero")
     parser.add_argument("--out", type=Path, default=RESULTS / "claims.json")
     args = parser.parse_args()

@@ -20,11 +20,11 @@ from docfleet.manifest import (
     sha256,
 )
 from docfleet.models import Run, RunState, Unit, UnitState
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore
 
 
 def find_gaps(
-    store: StateStore, files: RunFiles, units: list[Unit] | None = None,
+    store: CoordinationStore, files: RunFiles, units: list[Unit] | None = None,
 ) -> tuple[list[str], list[tuple[int, bytes]]]:
     """Check every unit: DONE, its part matching the sha256 the store recorded at
     completion, and every file the part lists present with its recorded sha256 and size
@@ -51,7 +51,7 @@ def binding_of(run: Run, units: list[Unit]) -> tuple[str, dict, dict[int, str | 
     return run.fingerprint, run.spec.parameters(), {u.index: u.part_sha256 for u in units}
 
 
-def root_problems(store: StateStore, files: RunFiles, run: Run,
+def root_problems(store: CoordinationStore, files: RunFiles, run: Run,
                   units: list[Unit] | None = None) -> list[str] | None:
     """``None`` when the run has no root; else the reasons its root is not this run's
     (empty: it is parsable and bound to the run). Cheap: reads the root, not the files."""
@@ -73,7 +73,7 @@ def _conflict(files: RunFiles, run: Run, problems: list[str]) -> RootConflictErr
     )
 
 
-def finalize_run(store: StateStore, files: RunFiles, log: logging.Logger) -> bool:
+def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger) -> bool:
     """Prove the run whole, write the root manifest create-if-absent and move the run to
     COMPLETED. Returns whether this call wrote the root. Idempotent; safe to race.
 

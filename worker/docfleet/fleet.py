@@ -20,7 +20,7 @@ from docfleet import telemetry
 from docfleet.fleetview import FleetDisplay, TaskWatch, snapshot
 from docfleet.models import RunSpec
 from docfleet.settings import Settings
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore
 
 
 def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, execution: str,
@@ -60,7 +60,7 @@ def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, executio
     return env
 
 
-def prepare_fleet(settings: Settings, store: StateStore, tasks: int,
+def prepare_fleet(settings: Settings, store: CoordinationStore, tasks: int,
                   log: logging.Logger) -> RunSpec:
     """The spec a local fleet of ``tasks`` will work, checked once here rather than in
     every task's log: a stored run's other parameters refused
@@ -78,7 +78,7 @@ def prepare_fleet(settings: Settings, store: StateStore, tasks: int,
 
 
 def run_fleet(
-    settings: Settings, spec: RunSpec, store: StateStore, tasks: int, log_dir: Path,
+    settings: Settings, spec: RunSpec, store: CoordinationStore, tasks: int, log_dir: Path,
     console: Console, env: Mapping[str, str] | None = None,
 ) -> int:
     """Start ``tasks`` worker processes, show progress until they exit, and return the

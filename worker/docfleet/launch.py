@@ -15,7 +15,7 @@ from typing import Any
 
 from docfleet.errors import ConfigError, MissingExtraError
 from docfleet.models import RunState
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore
 
 TERMINAL_STATES = frozenset({RunState.COMPLETED, RunState.FAILED, RunState.CANCELLED})
 
@@ -110,7 +110,7 @@ def job_env(client: Any, job: JobRef) -> dict[str, str]:
     return {e.name: e.value for c in containers[:1] for e in c.env}
 
 
-def follow_run(store: StateStore, run_id: str, interval: float = 5.0,
+def follow_run(store: CoordinationStore, run_id: str, interval: float = 5.0,
                timeout: float | None = None,
                report: Callable[[str], None] | None = None) -> RunState | None:
     """Poll ``store`` until run ``run_id`` is COMPLETED, FAILED or CANCELLED (tasks may

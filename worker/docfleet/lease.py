@@ -12,7 +12,7 @@ from collections.abc import Callable
 from docfleet import clock, telemetry
 from docfleet.errors import DocfleetError
 from docfleet.models import Claim, Unit
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore
 
 
 class LeaseKeeper:
@@ -20,7 +20,7 @@ class LeaseKeeper:
     when the store refuses a renewal or the lease expired before one succeeded."""
 
     def __init__(
-        self, store: StateStore, claim: Claim, lease_seconds: float, interval: float,
+        self, store: CoordinationStore, claim: Claim, lease_seconds: float, interval: float,
         log: logging.Logger,
     ) -> None:
         self.store = store
@@ -102,8 +102,8 @@ class LeaseWatch:
         self._seen: dict[int, tuple[str | None, float | None, float]] = {}
 
     def observe(self, running: list[Unit]) -> list[Unit]:
-        """Record ``running`` (from :meth:`StateStore.running_units`) and return the units
-        whose lease has not changed for over ``lease_seconds`` since first seen."""
+        """Record ``running`` (from :meth:`CoordinationStore.running_units`) and return the
+        units whose lease has not changed for over ``lease_seconds`` since first seen."""
         now = self._monotonic()
         seen: dict[int, tuple[str | None, float | None, float]] = {}
         stale = []

@@ -12,7 +12,7 @@ from docfleet import clock, faults, pacing, telemetry
 from docfleet.errors import ConfigError
 from docfleet.models import Run, RunSpec, Unit
 from docfleet.settings import MAX_TOTAL  # the most documents one run may hold
-from docfleet.state.base import CreateResult, StateStore, check_fingerprint
+from docfleet.state.base import CoordinationStore, CreateResult, check_fingerprint
 
 #: Units per planned batch (one write each), between which the planner heartbeats.
 PLAN_BATCH = faults.PLAN_BATCH or 500
@@ -52,7 +52,7 @@ def plan_units(spec: RunSpec) -> Iterator[Unit]:
         yield Unit(spec.run_id, index, start, min(spec.unit_size, spec.total - start))
 
 
-def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Logger,
+def _write_plan(store: CoordinationStore, spec: RunSpec, planner: str, log: logging.Logger,
                 stop: threading.Event | None = None) -> bool:
     """Write the units in batches, heartbeating between them. ``stop`` (SIGTERM) ends it
     after the current batch and hands the plan over: its heartbeat is set to 0, so a peer
@@ -83,7 +83,7 @@ def _write_plan(store: StateStore, spec: RunSpec, planner: str, log: logging.Log
 
 
 def ensure_planned(
-    store: StateStore,
+    store: CoordinationStore,
     spec: RunSpec,
     planner: str,
     *,

@@ -23,7 +23,7 @@ from docfleet.errors import RunNotFoundError
 from docfleet.finalize import root_problems
 from docfleet.manifest import ROOT_KEY, RunFiles, check_part
 from docfleet.models import Run, RunState, UnitState
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore, StateStore
 
 
 @dataclass
@@ -40,7 +40,8 @@ class RepairReport:
     state_after: str = ""
 
 
-def repair_run(store: StateStore, files: RunFiles, *, now: float | None = None) -> RepairReport:
+def repair_run(store: CoordinationStore, files: RunFiles, *, now: float | None = None
+               ) -> RepairReport:
     """Make run ``files.run_id`` workable again (see the module docstring for the order).
     Raises :class:`RunNotFoundError` for an unknown run. Idempotent: on an intact,
     COMPLETED run it changes nothing."""

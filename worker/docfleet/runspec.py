@@ -10,7 +10,7 @@ from docfleet.packs import load_pack
 from docfleet.packs.base import preflight, run_kind
 from docfleet.planner import check_plannable, choose_unit_size
 from docfleet.settings import Settings
-from docfleet.state.base import StateStore
+from docfleet.state.base import CoordinationStore
 
 
 def require_run_id(settings: Settings) -> str:
@@ -20,7 +20,7 @@ def require_run_id(settings: Settings) -> str:
 
 
 def resolve_spec(
-    settings: Settings, store: StateStore, tasks: int, log: logging.Logger
+    settings: Settings, store: CoordinationStore, tasks: int, log: logging.Logger
 ) -> RunSpec:
     """The run's spec from ``settings``. Without ``total`` the stored run is resumed as it
     was; without ``unit_size`` a stored run keeps its own, a new one gets about three
@@ -54,7 +54,7 @@ def resolve_spec(
     return spec
 
 
-def check_ready(spec: RunSpec, store: StateStore) -> None:
+def check_ready(spec: RunSpec, store: CoordinationStore) -> None:
     """Check, before anything is planned, what this machine needs to work ``spec``: the
     pack's own ``preflight(options)`` (its browser, a catalogue it reads), if it has one.
     Skipped for a run that is already COMPLETED (there is nothing left to work). Raises

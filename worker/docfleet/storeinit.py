@@ -81,21 +81,18 @@ def _file(parsed: ParsedURI) -> list[Finding]:
 
 
 def _init_dynamodb(parsed: ParsedURI) -> list[Finding]:
-    import boto3
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    from docfleet.blob.s3 import aws_error
+    from docfleet.cloud.aws import aws_client, aws_endpoint, aws_error, aws_region
     from docfleet.state.schemas import DYNAMODB_TABLE
 
     table = parsed.netloc
-    region = (parsed.query.get("region") or os.environ.get("AWS_REGION")
-              or os.environ.get("AWS_DEFAULT_REGION"))
+    region = aws_region(parsed.query.get("region"))
     if not table or not region:
         raise ConfigError(f"state URI {parsed.raw!r} needs a table and a region",
                           "use dynamodb://TABLE?region=REGION[&endpoint=URL]")
-    endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
-    client = boto3.session.Session().client("dynamodb", endpoint_url=endpoint,
-                                             region_name=region)
+    endpoint = aws_endpoint(parsed.query.get("endpoint"), "dynamodb")
+    client = aws_client("dynamodb", region=region, endpoint=endpoint, sdk_retries=True,
+                        what="dynamodb:// state stores")
+    from botocore.exceptions import BotoCoreError, ClientError
     where = f"dynamodb://{table}?region={region}"
     try:
         try:
@@ -135,16 +132,14 @@ def _compare_dynamodb(where: str, desc: dict, wanted: dict) -> list[Finding]:
 
 
 def _s3(parsed: ParsedURI) -> list[Finding]:
-    import boto3
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    from docfleet.blob.s3 import aws_error
+    from docfleet.cloud.aws import aws_client, aws_endpoint, aws_error, aws_region
 
     bucket = parsed.netloc
-    endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_S3")
-    region = (parsed.query.get("region") or os.environ.get("AWS_REGION")
-              or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1")
-    client = boto3.session.Session().client("s3", endpoint_url=endpoint, region_name=region)
+    endpoint = aws_endpoint(parsed.query.get("endpoint"), "s3")
+    region = aws_region(parsed.query.get("region"), "us-east-1")
+    client = aws_client("s3", region=region, endpoint=endpoint, sdk_retries=True,
+                        what="s3:// outputs")
+    from botocore.exceptions import BotoCoreError, ClientError
     where = f"s3://{bucket}"
     try:
         try:
@@ -170,22 +165,18 @@ def _gs(parsed: ParsedURI) -> list[Finding]:
     where = f"gs://{bucket}"
     emulator = parsed.query.get("emulator") or os.environ.get("STORAGE_EMULATOR_HOST")
     try:
-        import google.cloud.storage as storage
+        import google.cloud.storage  # noqa: F401  (the extra is installed)
         from google.api_core import exceptions as gexc
     except ImportError:
         from docfleet.errors import MissingExtraError
 
         raise MissingExtraError("gs:// outputs", "gcp") from None
-    from docfleet.blob.gcs import gcp_error
+    from docfleet.cloud.gcp import gcp_error, storage_client
 
     if emulator:
         os.environ["STORAGE_EMULATOR_HOST"] = emulator
-        from google.auth.credentials import AnonymousCredentials
-
-        client = storage.Client(project=parsed.query.get("project") or "docfleet-local",
-                                credentials=AnonymousCredentials())
-    else:
-        client = storage.Client(project=parsed.query.get("project"))
+    client = storage_client(parsed.query.get("project"), emulated=bool(emulator),
+                            emulator_project="docfleet-local")
     try:
         if client.lookup_bucket(bucket) is not None:
             return [Finding(True, f"{where}: bucket exists")]
@@ -230,7 +221,7 @@ def _init_firestore(parsed: ParsedURI) -> list[Finding]:
                 f"{project}/docfleet" if database == "(default)" else "apply terraform/")
         return [Finding(False, f"{where}: database does not exist", hint)]
     except gexc.GoogleAPICallError as exc:
-        from docfleet.blob.gcs import gcp_error
+        from docfleet.cloud.gcp import gcp_error
 
         raise gcp_error(exc, f"{where} init") from None
     findings = [Finding(True, f"{where}: database exists")]

@@ -75,7 +75,7 @@ class Worker:
         settings: Settings,
         spec: RunSpec,
         identity: TaskIdentity,
-        store: StateStore,
+        store: StateStore,  # the kernel uses its coordination half; packs get the ledger
         blob: BlobStore,
         pack: DocumentPack,
         log: logging.Logger,

@@ -13,50 +13,14 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from docfleet.errors import BlobNotFoundError, ConfigError, DocfleetError, MissingExtraError
-from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.cloud.gcp import emulated_gcs, gcp_error, gcp_transient, storage_client
+from docfleet.errors import BlobNotFoundError, ConfigError, MissingExtraError
+from docfleet.retry import RetryPolicy, default_bound
 from docfleet.uris import ParsedURI
 
 #: Uploads above this size are resumable, in chunks of this size.
 CHUNK_BYTES = 16 * 1024 * 1024
 TIMEOUT = (3, 30)
-
-
-def gcp_transient(exc: BaseException) -> bool:
-    """Throttling, 5xx, ABORTED/UNAVAILABLE and connection trouble are worth retrying."""
-    import requests
-    from google.api_core import exceptions as gexc
-    from google.auth import exceptions as aexc
-
-    if isinstance(exc, (gexc.TooManyRequests, gexc.ServerError, gexc.Aborted,
-                        gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.RetryError,
-                        gexc.InternalServerError)):
-        return True
-    if isinstance(exc, aexc.TransportError):
-        return True
-    return isinstance(exc, (requests.ConnectionError, requests.Timeout,
-                            requests.exceptions.ChunkedEncodingError, ConnectionError,
-                            TimeoutError))
-
-
-def gcp_error(exc: BaseException, what: str) -> DocfleetError:
-    """A permanent Google Cloud error as one readable line."""
-    from google.api_core import exceptions as gexc
-    from google.auth import exceptions as aexc
-
-    if isinstance(exc, aexc.DefaultCredentialsError):
-        return ConfigError(f"{what}: no Google Cloud credentials found",
-                           "run 'gcloud auth application-default login' or set "
-                           "GOOGLE_APPLICATION_CREDENTIALS")
-    if isinstance(exc, (gexc.Forbidden, gexc.Unauthorized, gexc.PermissionDenied,
-                        gexc.Unauthenticated)):
-        return ConfigError(f"{what}: permission denied: {one_line(exc)}",
-                           "check the credentials and their IAM roles")
-    return ConfigError(f"{what}: {one_line(exc)}")
-
-
-def emulated_gcs() -> bool:
-    return bool(os.environ.get("STORAGE_EMULATOR_HOST"))
 
 
 class GCSBlobStore:
@@ -67,7 +31,7 @@ class GCSBlobStore:
         retry_seconds: float | None = None,
     ) -> None:
         try:
-            import google.cloud.storage as storage
+            import google.cloud.storage  # noqa: F401  (the extra is installed)
         except ImportError:
             raise MissingExtraError("the gs:// output", "gcp") from None
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
@@ -75,13 +39,8 @@ class GCSBlobStore:
         self._retry = RetryPolicy(f"GCS bucket {bucket}", gcp_transient,
                                   retry_seconds if retry_seconds is not None else default_bound())
         try:
-            if emulated_gcs():
-                from google.auth.credentials import AnonymousCredentials
-
-                client = storage.Client(project=project or "docfleet-test",
-                                        credentials=AnonymousCredentials())
-            else:
-                client = storage.Client(project=project)
+            client = storage_client(project, emulated=emulated_gcs(),
+                                    emulator_project="docfleet-test")
         except Exception as exc:
             raise gcp_error(exc, f"cannot open {self.uri}") from None
         self._client = client

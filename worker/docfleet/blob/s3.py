@@ -9,83 +9,16 @@ local moto).
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Iterator
 from typing import Any
 
-from docfleet.errors import BlobNotFoundError, ConfigError, DocfleetError, MissingExtraError
-from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.cloud.aws import aws_client, aws_endpoint, aws_error, aws_region, aws_transient
+from docfleet.errors import BlobNotFoundError, ConfigError
+from docfleet.retry import RetryPolicy, default_bound
 from docfleet.uris import ParsedURI
 
 #: Objects above this size are uploaded/downloaded with the multipart transfer manager.
 MULTIPART_BYTES = 64 * 1024 * 1024
-
-_PERMANENT_CODES = {
-    "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "NoSuchBucket",
-    "AllAccessDisabled", "InvalidBucketName", "AuthorizationHeaderMalformed",
-    "ExpiredToken", "InvalidToken", "UnrecognizedClientException",
-}
-
-
-def aws_transient(exc: BaseException) -> bool:
-    """Throttling, 5xx, conflicts and connection trouble are worth retrying."""
-    from botocore.exceptions import (
-        ClientError,
-        ConnectionClosedError,
-        ConnectTimeoutError,
-        EndpointConnectionError,
-        IncompleteReadError,
-        ReadTimeoutError,
-        ResponseStreamingError,
-    )
-    from urllib3.exceptions import HTTPError
-
-    if isinstance(exc, ClientError):
-        code = exc.response.get("Error", {}).get("Code", "")
-        status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0)
-        if code in _PERMANENT_CODES:
-            return False
-        return (
-            status >= 500
-            or status == 429
-            or code in {
-                "ThrottlingException", "ProvisionedThroughputExceededException",
-                "RequestLimitExceeded", "SlowDown", "ConditionalRequestConflict",
-                "InternalError", "ServiceUnavailable", "RequestTimeout",
-                "TransactionInProgressException", "LimitExceededException",
-            }
-        )
-    return isinstance(
-        exc,
-        (EndpointConnectionError, ConnectTimeoutError, ReadTimeoutError,
-         ConnectionClosedError, ResponseStreamingError, IncompleteReadError, HTTPError,
-         ConnectionError, TimeoutError),
-    )
-
-
-def aws_client_config() -> Any:
-    """botocore config: short timeouts and no SDK-level retries (docfleet retries)."""
-    from botocore.config import Config
-
-    return Config(
-        connect_timeout=3, read_timeout=10,
-        retries={"total_max_attempts": 1, "mode": "standard"},
-    )
-
-
-def aws_error(exc: BaseException, what: str) -> DocfleetError:
-    """A permanent AWS error as one readable line."""
-    from botocore.exceptions import ClientError, NoCredentialsError
-
-    if isinstance(exc, NoCredentialsError):
-        return ConfigError(f"{what}: no AWS credentials found",
-                           "set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY")
-    if isinstance(exc, ClientError):
-        err = exc.response.get("Error", {})
-        return ConfigError(f"{what}: {err.get('Code')}: {err.get('Message', '')}".strip(),
-                           "check the URI, the region and the credentials' permissions")
-    return ConfigError(f"{what}: {one_line(exc)}")
-
 
 class S3BlobStore:
     """:class:`~docfleet.blob.base.BlobStore` over one S3 bucket and key prefix."""
@@ -94,20 +27,12 @@ class S3BlobStore:
         self, bucket: str, prefix: str = "", *, endpoint: str | None = None,
         region: str | None = None, retry_seconds: float | None = None,
     ) -> None:
-        try:
-            import boto3
-        except ImportError:
-            raise MissingExtraError("the s3:// output", "aws") from None
         self.bucket = bucket
         self.prefix = prefix.strip("/") + "/" if prefix.strip("/") else ""
         self.uri = f"s3://{bucket}/{self.prefix}".rstrip("/")
-        self.endpoint = endpoint or os.environ.get("AWS_ENDPOINT_URL_S3") or None
-        self._client = boto3.session.Session().client(
-            "s3", endpoint_url=self.endpoint,
-            region_name=region or os.environ.get("AWS_REGION")
-            or os.environ.get("AWS_DEFAULT_REGION") or "us-east-1",
-            config=aws_client_config(),
-        )
+        self.endpoint = aws_endpoint(endpoint, "s3")
+        self._client = aws_client("s3", region=aws_region(region, "us-east-1"),
+                                  endpoint=self.endpoint, what="the s3:// output")
         self._retry = RetryPolicy(f"S3 bucket {bucket}", aws_transient,
                                   retry_seconds if retry_seconds is not None else default_bound())
         self._check_bucket()

@@ -44,7 +44,7 @@ from decimal import ROUND_CEILING, Decimal
 from typing import Any
 
 from docfleet.catalogue.plan import Price
-from docfleet.state.base import StateStore
+from docfleet.state.base import LedgerStore
 
 NANO = Decimal(1_000_000_000)
 #: tokens of chat framing allowed per message and per request, above the content bytes
@@ -126,7 +126,7 @@ class BudgetGuard:
     item to procedural); it never raises for a refusal. Store errors propagate."""
 
     def __init__(
-        self, store: StateStore, run_id: str, owner: str, cap_nano: int | None, *,
+        self, store: LedgerStore, run_id: str, owner: str, cap_nano: int | None, *,
         ttl_seconds: float, block_calls: int = 1, heal_interval: float = 2.0,
     ) -> None:
         self.store = store

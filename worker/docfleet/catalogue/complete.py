@@ -20,7 +20,7 @@ from docfleet.catalogue.procedural import procedural_text
 from docfleet.catalogue.prompts import build_messages
 from docfleet.catalogue.routing import Router
 from docfleet.catalogue.validate import Rejected, validate_answer
-from docfleet.state.base import StateStore
+from docfleet.state.base import LedgerStore
 
 PROCEDURAL = "procedural"
 
@@ -78,7 +78,7 @@ class ItemCompleter:
     Store errors propagate (the unit fails and is retried)."""
 
     def __init__(
-        self, store: StateStore, run_id: str, options: CatalogueOptions, guard: BudgetGuard,
+        self, store: LedgerStore, run_id: str, options: CatalogueOptions, guard: BudgetGuard,
         settings: CallSettings, log: logging.Logger,
         call: Callable[..., Any] = complete, litellm: Any | None = None,
     ) -> None:

@@ -4,11 +4,11 @@
 
 from __future__ import annotations
 
-from docfleet.state.base import CreateResult, StateStore
+from docfleet.state.base import CoordinationStore, CreateResult, LedgerStore, StateStore
 from docfleet.state.registry import backend, schemes
 from docfleet.uris import parse_uri
 
-__all__ = ["CreateResult", "StateStore", "open_state_store"]
+__all__ = ["CoordinationStore", "CreateResult", "LedgerStore", "StateStore", "open_state_store"]
 
 
 def open_state_store(uri: str, *, create: bool = True) -> StateStore:

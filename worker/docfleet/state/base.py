@@ -1,5 +1,7 @@
-"""The state-store contract (docs/design.md, "The coordination contract"). Every backend
-implements :class:`StateStore`; ``tests/contract/`` runs one suite against all of them."""
+"""The state-store contract (docs/design.md, "The coordination contract"), in two halves:
+:class:`CoordinationStore` (runs and units: the kernel's) and :class:`LedgerStore` (spend,
+quarantine and budget reservations: the catalogue's). Every backend implements both, i.e.
+:class:`StateStore`; ``tests/contract/`` runs one suite against all of them."""
 
 from __future__ import annotations
 
@@ -26,15 +28,17 @@ class BudgetState:
 
 @dataclass(frozen=True)
 class CreateResult:
-    """Outcome of :meth:`StateStore.create_run`: ``won`` is true for exactly one caller."""
+    """Outcome of :meth:`CoordinationStore.create_run`: ``won`` is true for exactly one caller."""
 
     won: bool
     run: Run
 
 
 @runtime_checkable
-class StateStore(Protocol):
-    """Coordination primitives. Times are epoch seconds from the caller's clock
+class CoordinationStore(Protocol):
+    """The coordination contract: runs, their plan, units, leases, progress, the finalizer
+    lease, and listing/deleting runs. What the kernel (worker, planner, finalize, repair,
+    fleet view, commands) relies on. Times are epoch seconds from the caller's clock
     (:func:`docfleet.clock.now`); every method is safe to call from many processes."""
 
     uri: str
@@ -151,6 +155,29 @@ class StateStore(Protocol):
         """Every unit of the run, by index."""
         ...
 
+    # -- administration (docfleet list / delete) ---------------------------------------
+    def list_runs(self) -> list[Run]:
+        """Every run marker in the store, by run id (reads the whole run collection: for
+        ``docfleet list``, never for tasks)."""
+        ...
+
+    def delete_run(self, run_id: str) -> bool:
+        """Remove the run marker and everything the store holds for it (units, spend,
+        quarantine, reservations). Idempotent; true if the run existed. Not atomic on
+        the cloud stores: the marker goes last, so an interrupted delete can be repeated."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class LedgerStore(Protocol):
+    """The ledger contract: a run's LLM spend rollup, provider quarantine and fleet budget
+    reservations, in integer nano-dollars. What the catalogue relies on. Every method is
+    safe to call from many processes."""
+
+    uri: str
+
     # -- spend and quarantine ---------------------------------------------------------
     def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
         """Atomically add to the (run, model) rollup and to the run's total."""
@@ -193,19 +220,12 @@ class StateStore(Protocol):
         """Settled spend and live reservations of the run (zeros for an unknown run)."""
         ...
 
-    # -- administration (docfleet list / delete) ---------------------------------------
-    def list_runs(self) -> list[Run]:
-        """Every run marker in the store, by run id (reads the whole run collection: for
-        ``docfleet list``, never for tasks)."""
-        ...
 
-    def delete_run(self, run_id: str) -> bool:
-        """Remove the run marker and everything the store holds for it (units, spend,
-        quarantine, reservations). Idempotent; true if the run existed. Not atomic on
-        the cloud stores: the marker goes last, so an interrupted delete can be repeated."""
-        ...
-
-    def close(self) -> None: ...
+@runtime_checkable
+class StateStore(CoordinationStore, LedgerStore, Protocol):
+    """Both contracts: what every backend implements and :func:`open_state_store`
+    returns. Code that needs only one side types against :class:`CoordinationStore` or
+    :class:`LedgerStore`."""
 
 
 def check_fingerprint(run: Run, spec: RunSpec) -> None:

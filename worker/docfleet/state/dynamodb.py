@@ -33,9 +33,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import Any, TypeVar
 
+from docfleet.cloud.aws import (
+    aws_client,
+    aws_endpoint,
+    aws_error,
+    aws_region,
+    aws_resource,
+    aws_transient,
+)
 from docfleet.errors import (
     ConfigError,
-    MissingExtraError,
     RunNotFoundError,
     StoreUnavailableError,
 )
@@ -50,6 +57,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.retry import RetryPolicy, default_bound
+from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
     DYNAMODB_PENDING_SHARDS,
@@ -107,8 +115,6 @@ def _shard(index: int, unit_count: int) -> int:
 
 def dynamodb_transient(exc: BaseException) -> bool:
     """Throttling, transaction conflicts, 5xx and connection trouble."""
-    from docfleet.blob.s3 import aws_transient
-
     # botocore connection errors (ReadTimeoutError, ConnectionClosedError) carry response=None
     code = (getattr(exc, "response", None) or {}).get("Error", {}).get("Code", "")
     if code == "TransactionCanceledException":
@@ -121,10 +127,8 @@ def dynamodb_transient(exc: BaseException) -> bool:
 
 def create_table(endpoint: str | None, region: str, table: str) -> None:
     """Create ``table`` from :data:`DYNAMODB_TABLE` (tests, benchmarks, first use)."""
-    import boto3
-
-    client = boto3.session.Session().client("dynamodb", endpoint_url=endpoint,
-                                             region_name=region)
+    client = aws_client("dynamodb", region=region, endpoint=endpoint, sdk_retries=True,
+                        what="the dynamodb:// state store")
     client.create_table(TableName=table, **DYNAMODB_TABLE)
     client.get_waiter("table_exists").wait(TableName=table,
                                            WaiterConfig={"Delay": 0.2, "MaxAttempts": 50})
@@ -159,18 +163,11 @@ class DynamoDBStateStore:
         self, table: str, *, region: str, endpoint: str | None = None,
         retry_seconds: float | None = None,
     ) -> None:
-        try:
-            import boto3
-        except ImportError:
-            raise MissingExtraError("the dynamodb:// state store", "aws") from None
-        from docfleet.blob.s3 import aws_client_config
-
         self.table_name = table
         self.endpoint = endpoint
         self.uri = f"dynamodb://{table}?region={region}"
-        resource = boto3.session.Session().resource(
-            "dynamodb", region_name=region, endpoint_url=endpoint, config=aws_client_config()
-        )
+        resource = aws_resource("dynamodb", region=region, endpoint=endpoint,
+                                what="the dynamodb:// state store")
         self._table = resource.Table(table)
         self._client = resource.meta.client
         self._retry = RetryPolicy(f"DynamoDB table {table}", dynamodb_transient,
@@ -189,8 +186,6 @@ class DynamoDBStateStore:
     # -- plumbing ---------------------------------------------------------------------
     def _call(self, op: str, fn: Callable[[], T]) -> T:
         from botocore.exceptions import BotoCoreError, ClientError
-
-        from docfleet.blob.s3 import aws_error
 
         try:
             return self._retry.call(fn, op)
@@ -630,20 +625,27 @@ class DynamoDBStateStore:
         return False
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
-        values: dict[str, Any] = {":err": error[:2000]}
-        final = claim.attempts >= max_attempts
-        if final:
-            update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
-                      f" REMOVE {_LEASE_ATTRS}")
+        end = rules.failed_attempt(claim.attempts, max_attempts, error)
+        update, values = self._ended(claim.run_id, claim.unit_index, end, now)
+        return self._fenced("fail_unit", claim, update, values, end.state)
+
+    def _ended(self, run_id: str, index: int, end: rules.AttemptEnd, now: float
+               ) -> tuple[str, dict[str, Any]]:
+        """The update (and its values) of a unit whose attempt ended as ``end``: FAILED
+        with ``finished_at``, or back in the sparse pending index; the lease dropped."""
+        values: dict[str, Any] = {}
+        sets = []
+        if end.final:
+            sets.append("#state = :failed, finished_at = :now")
             values.update({":failed": UnitState.FAILED.value, ":now": _d(now)})
         else:
-            update = (f"SET #state = :pending, last_error = :err, pending_pk = :ppk,"
-                      f" pending_sk = :psk REMOVE {_LEASE_ATTRS}")
+            sets.append("#state = :pending, pending_pk = :ppk, pending_sk = :psk")
             values.update({":pending": UnitState.PENDING.value,
-                           ":ppk": self._pending_pk(claim.run_id, claim.unit_index),
-                           ":psk": claim.unit_index})
-        return self._fenced("fail_unit", claim, update, values,
-                            UnitState.FAILED if final else UnitState.PENDING)
+                           ":ppk": self._pending_pk(run_id, index), ":psk": index})
+        if end.last_error is not None:
+            sets.append("last_error = :err")
+            values[":err"] = end.last_error
+        return f"SET {', '.join(sets)} REMOVE {_LEASE_ATTRS}", values
 
     def release_unit(self, claim: Claim, now: float) -> bool:
         return self._fenced(
@@ -669,27 +671,16 @@ class DynamoDBStateStore:
                 continue
             if _f(item.get("lease_expires_at")) is None or float(item["lease_expires_at"]) >= now:
                 continue
-            index, attempts = _i(item["idx"]), _i(item.get("attempts"))
-            values: dict[str, Any] = {":running": UnitState.RUNNING.value,
-                                      ":seen": item["lease_owner"], ":now": _d(now)}
-            target = UnitState.FAILED if attempts >= max_attempts else UnitState.PENDING
-            if attempts >= max_attempts:
-                update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
-                          f" REMOVE {_LEASE_ATTRS}")
-                values.update({
-                    ":failed": UnitState.FAILED.value,
-                    ":err": f"lease expired after {attempts} attempts "
-                            f"(last owner {item['lease_owner']})",
-                })
-            else:
-                update = (f"SET #state = :pending, pending_pk = :ppk, pending_sk = :psk"
-                          f" REMOVE {_LEASE_ATTRS}")
-                values.update({":pending": UnitState.PENDING.value,
-                               ":ppk": self._pending_pk(run_id, index), ":psk": index})
+            index = _i(item["idx"])
+            end = rules.expired_lease(_i(item.get("attempts")), max_attempts,
+                                      item["lease_owner"])
+            update, values = self._ended(run_id, index, end, now)
+            values.update({":running": UnitState.RUNNING.value, ":seen": item["lease_owner"],
+                           ":now": _d(now)})
             if self._transition(
                 "reclaim", run_id, index, update,
                 "#state = :running AND lease_owner = :seen AND lease_expires_at < :now", values,
-                (UnitState.RUNNING.value, target.value),
+                (UnitState.RUNNING.value, end.state.value),
             ):
                 moved += 1
         return moved
@@ -717,31 +708,18 @@ class DynamoDBStateStore:
             item = self._get(_unit_key(run_id, seen.index))
             if not item or item.get("state") != UnitState.RUNNING.value:
                 continue
-            attempts = _i(item.get("attempts"))
-            values: dict[str, Any] = {":running": UnitState.RUNNING.value,
-                                      ":seen": _d(seen.lease_expires_at)}
+            end = rules.expired_lease(_i(item.get("attempts")), max_attempts,
+                                      item.get("lease_owner"), not_renewed=True)
+            update, values = self._ended(run_id, seen.index, end, now)
+            values.update({":running": UnitState.RUNNING.value,
+                           ":seen": _d(seen.lease_expires_at)})
             condition = "#state = :running AND lease_expires_at = :seen"
             if seen.lease_owner is not None:
                 condition += " AND lease_owner = :owner"
                 values[":owner"] = seen.lease_owner
-            if attempts >= max_attempts:
-                update = (f"SET #state = :failed, finished_at = :now, last_error = :err"
-                          f" REMOVE {_LEASE_ATTRS}")
-                values.update({
-                    ":failed": UnitState.FAILED.value, ":now": _d(now),
-                    ":err": f"lease expired after {attempts} attempts "
-                            f"(not renewed; last owner {item.get('lease_owner')})",
-                })
-            else:
-                update = (f"SET #state = :pending, pending_pk = :ppk, pending_sk = :psk"
-                          f" REMOVE {_LEASE_ATTRS}")
-                values.update({":pending": UnitState.PENDING.value,
-                               ":ppk": self._pending_pk(run_id, seen.index),
-                               ":psk": seen.index})
-            target = UnitState.FAILED if attempts >= max_attempts else UnitState.PENDING
             # one transaction with the progress counter, like every other transition
             if self._transition("reclaim_stale", run_id, seen.index, update, condition, values,
-                                (UnitState.RUNNING.value, target.value)):
+                                (UnitState.RUNNING.value, end.state.value)):
                 moved += 1
         return moved
 
@@ -774,8 +752,8 @@ class DynamoDBStateStore:
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
         return sum(
             self._reopen("reopen_units", run_id, i,
-                         [UnitState.DONE.value, UnitState.FAILED.value],
-                         ", last_error = :why", {":why": reason[:2000]})
+                         [s.value for s in rules.REOPENABLE],
+                         ", last_error = :why", {":why": rules.cut_error(reason)})
             for i in indexes
         )
 
@@ -1018,12 +996,11 @@ def open_dynamodb_store(parsed: ParsedURI, *, create: bool = True) -> DynamoDBSt
     if not parsed.netloc:
         raise ConfigError(f"state URI {parsed.raw!r} names no table",
                           "use dynamodb://TABLE?region=REGION")
-    region = (parsed.query.get("region") or os.environ.get("AWS_REGION")
-              or os.environ.get("AWS_DEFAULT_REGION"))
+    region = aws_region(parsed.query.get("region"))
     if not region:
         raise ConfigError(f"state URI {parsed.raw!r} names no region",
                           "add ?region=eu-west-1 (or set AWS_REGION)")
-    endpoint = parsed.query.get("endpoint") or os.environ.get("AWS_ENDPOINT_URL_DYNAMODB")
+    endpoint = aws_endpoint(parsed.query.get("endpoint"), "dynamodb")
     from docfleet.settings import uri_seconds
 
     return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,

@@ -9,12 +9,13 @@ quarantine set ``…/meta/quarantine``.
 * Claim: a query for PENDING units ordered by ``idx`` from the caller's ``hint``
   (wrapping around), then, per candidate, one conditional write that moves it to RUNNING
   only if it is unchanged since the query read it (an ``update_time`` precondition, so
-  only if still PENDING). ``?claim=transaction`` instead re-reads each candidate in a
-  transaction. A lost race or an ABORTED transaction moves on to the next candidate
-  (after the first, in random order, so colliding tasks spread out). Why the default is
-  the precondition: the transaction takes read locks, and two claimers that read the same
-  candidate block each other until one aborts; on the emulator, 4 processes claimed ~20x
-  slower with p99 in seconds, and 8 never got through (``bench/results/claims_cloud.json``).
+  only if still PENDING). A lost race or an ABORTED write moves on to the next candidate
+  (after the first, in random order, so colliding tasks spread out). Why not a
+  transaction: it takes read locks, and two claimers that read the same candidate block
+  each other until one aborts; on the emulator, 4 processes claimed ~20x slower with p99
+  in seconds and 8 never got through (``bench/results/claims_cloud.json``). That mode
+  (``?claim=transaction``) was removed when the contract suite ran it: its 6- and
+  8-process claim races ran out of the retry bound on "Transaction lock timeout".
 * Renew, complete, fail, release, reclaim, run-state changes: compare-and-set writes
   (read, decide, write only if the document's ``update_time`` is unchanged; a lost race
   re-reads), fenced on ``lease_owner`` for the unit's holder. No locks: 16 workers
@@ -28,7 +29,7 @@ Transient errors (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED outside a claim) are r
 with jittered backoff up to ``DOCFLEET_STORE_RETRY_SECONDS``. Under the emulator
 (``FIRESTORE_EMULATOR_HOST`` or ``?emulator=HOST:PORT``) the client uses anonymous
 credentials. ``DOCFLEET_FAULT_FIRESTORE_ABORTED=P`` (tests only) aborts a fraction P of
-claim writes and transactions at the client, as contention would.
+claim and compare-and-set writes at the client, as contention would.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from docfleet.cloud.gcp import firestore_client, gcp_error
 from docfleet.errors import (
     ConfigError,
     DocfleetError,
@@ -60,6 +62,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
     FIRESTORE_COUNTS_COLLECTION,
@@ -80,16 +83,12 @@ SPEND_SHARDS = 8
 CANDIDATES = 8
 #: Seconds per RPC before it counts as failed (and is retried).
 TIMEOUT = 15.0
-#: How a claim moves its candidate to RUNNING (``?claim=``): a conditional write on the
-#: queried snapshot's update time (default: one RPC, no locks), or a transaction that
-#: re-reads it (pessimistic locks: colliding claimers wait on each other's locks).
-CLAIM_MODES = ("precondition", "transaction")
 #: Documents per write batch (Firestore's limit is 500).
 BATCH = 400
 
 
 class _Lost(Exception):
-    """A claim transaction found its candidate no longer PENDING."""
+    """A claim found its candidate no longer PENDING (or changed since the query)."""
 
 
 def firestore_transient(exc: BaseException) -> bool:
@@ -103,12 +102,15 @@ def firestore_transient(exc: BaseException) -> bool:
                             ConnectionError, TimeoutError))
 
 
-def _unaborted(exc: ValueError) -> BaseException:
-    """The Firestore decorator wraps a commit's ABORTED in a ValueError: unwrap it."""
-    from google.api_core import exceptions as gexc
-
-    cause = exc.__cause__
-    return cause if isinstance(cause, gexc.Aborted) else exc
+def _ended(end: rules.AttemptEnd, now: float) -> dict[str, Any]:
+    """The fields of a unit whose attempt ended as ``end`` (its lease dropped)."""
+    fields: dict[str, Any] = {"state": end.state.value, "lease_owner": None,
+                              "lease_expires_at": None}
+    if end.last_error is not None:
+        fields["last_error"] = end.last_error
+    if end.final:
+        fields["finished_at"] = now
+    return fields
 
 
 class FirestoreStateStore:
@@ -116,12 +118,8 @@ class FirestoreStateStore:
 
     def __init__(
         self, project: str, database: str | None = None, *, prefix: str = "",
-        retry_seconds: float | None = None, claim_mode: str = "precondition",
+        retry_seconds: float | None = None,
     ) -> None:
-        if claim_mode not in CLAIM_MODES:
-            raise ConfigError(f"unknown Firestore claim mode {claim_mode!r}",
-                              f"use one of: {', '.join(CLAIM_MODES)}")
-        self.claim_mode = claim_mode
         try:
             from google.cloud import firestore
         except ImportError:
@@ -131,22 +129,14 @@ class FirestoreStateStore:
         db = f"/{database}" if database else ""
         self.uri = f"firestore://{project}{db}" + (f"?prefix={prefix}" if prefix else "")
         try:
-            if os.environ.get("FIRESTORE_EMULATOR_HOST"):
-                from google.auth.credentials import AnonymousCredentials
-
-                self._client = firestore.Client(project=project, database=database,
-                                                credentials=AnonymousCredentials())
-            else:
-                self._client = firestore.Client(project=project, database=database)
+            self._client = firestore_client(project, database)
         except Exception as exc:
-            from docfleet.blob.gcs import gcp_error
-
             raise gcp_error(exc, f"cannot open {self.uri}") from None
         self._retry = RetryPolicy(f"Firestore {project}{db}", firestore_transient,
                                   retry_seconds if retry_seconds is not None else default_bound())
         fault = float(os.environ.get(FAULT_ENV) or 0)
         self._fault = fault if fault > 0 else None
-        #: Lost races / aborted claim transactions of this process (the benchmark reads it).
+        #: Lost races / aborted claim writes of this process (the benchmark reads it).
         self.lost_races = 0
         self._unit_counts: dict[str, int] = {}
         self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
@@ -158,8 +148,6 @@ class FirestoreStateStore:
     def _call(self, op: str, fn: Callable[[], T]) -> T:
         from google.api_core import exceptions as gexc
         from google.auth import exceptions as aexc
-
-        from docfleet.blob.gcs import gcp_error
 
         try:
             return self._retry.call(fn, op)
@@ -174,29 +162,6 @@ class FirestoreStateStore:
 
     def _unit_ref(self, run_id: str, index: int) -> Any:
         return self._units_ref(run_id).document(f"{index:08d}")
-
-    def _transact(self, fn: Callable[[Any], T]) -> T:
-        """Run ``fn(transaction)`` in one transaction attempt; ABORTED is raised as is."""
-        from google.api_core import exceptions as gexc
-
-        if self._fault is not None:
-            inner, fault = fn, self._fault
-
-            def fn(transaction: Any) -> T:
-                result = inner(transaction)
-                if random.random() < fault:
-                    raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
-                return result
-
-        transaction = self._client.transaction(max_attempts=1)
-        try:
-            return self._fs.transactional(fn)(transaction)
-        except ValueError as exc:
-            raise _unaborted(exc) from None
-
-    def _tx(self, op: str, fn: Callable[[Any], T]) -> T:
-        """``fn`` in a transaction, retried (re-read and all) while transient."""
-        return self._call(op, lambda: self._transact(fn))
 
     def _count_shards(self, run_id: str) -> int:
         """The run's counter shards (from its unit count, read once per process)."""
@@ -275,8 +240,8 @@ class FirestoreStateStore:
 
         return self._call(op, attempt)
 
-    def _read(self, ref: Any, transaction: Any = None) -> Any:
-        return ref.get(transaction=transaction, retry=None, timeout=TIMEOUT)
+    def _read(self, ref: Any) -> Any:
+        return ref.get(retry=None, timeout=TIMEOUT)
 
     def _stream(self, op: str, query: Any) -> list[Any]:
         return self._call(op, lambda: list(query.stream(retry=None, timeout=TIMEOUT)))
@@ -449,11 +414,6 @@ class FirestoreStateStore:
             for snap in [candidates[0], *rest]:
                 tries += 1
                 try:
-                    if self.claim_mode == "transaction":
-                        return self._transact(
-                            functools.partial(self._claim_tx, ref=snap.reference,
-                                              run_id=run_id, owner=owner,
-                                              lease_seconds=lease_seconds, now=now))
                     return self._claim_precondition(snap, run_id, owner, lease_seconds, now)
                 except _Lost:
                     pass
@@ -470,15 +430,6 @@ class FirestoreStateStore:
                     "DOCFLEET_STORE_RETRY_SECONDS")
             if aborted:
                 time.sleep(random.uniform(0, 0.2))
-
-    def _claim_tx(self, transaction: Any, ref: Any, run_id: str, owner: str,
-                  lease_seconds: float, now: float) -> Claim:
-        snap = self._read(ref, transaction)
-        claim, fields = self._claim_fields(snap, run_id, owner, lease_seconds, now)
-        transaction.update(ref, fields)
-        for other, values, merge in self._moves(run_id, claim.unit_index)(snap.to_dict(), fields):
-            transaction.set(other, values, merge=merge)
-        return claim
 
     def _claim_precondition(self, snap: Any, run_id: str, owner: str, lease_seconds: float,
                             now: float) -> Claim:
@@ -553,21 +504,15 @@ class FirestoreStateStore:
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         def change(d: dict[str, Any]) -> dict[str, Any]:
-            final = int(d.get("attempts") or 0) >= max_attempts
-            fields: dict[str, Any] = {
-                "state": (UnitState.FAILED if final else UnitState.PENDING).value,
-                "last_error": error[:2000], "lease_owner": None, "lease_expires_at": None,
-            }
-            if final:
-                fields["finished_at"] = now
-            return fields
+            end = rules.failed_attempt(int(d.get("attempts") or 0), max_attempts, error)
+            return _ended(end, now)
 
         return self._fenced("fail_unit", claim, change)
 
     def release_unit(self, claim: Claim, now: float) -> bool:
         return self._fenced("release_unit", claim, lambda d: {
             "state": UnitState.PENDING.value,
-            "attempts": max(int(d.get("attempts") or 0) - 1, 0),
+            "attempts": rules.released_attempts(int(d.get("attempts") or 0)),
             "lease_owner": None, "lease_expires_at": None,
         })
 
@@ -583,17 +528,8 @@ class FirestoreStateStore:
                 if (d is None or d["state"] != UnitState.RUNNING.value
                         or d.get("lease_expires_at") is None or d["lease_expires_at"] >= now):
                     return None
-                attempts = int(d.get("attempts") or 0)
-                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
-                if attempts >= max_attempts:
-                    fields.update({
-                        "state": UnitState.FAILED.value, "finished_at": now,
-                        "last_error": f"lease expired after {attempts} attempts "
-                                      f"(last owner {d.get('lease_owner')})",
-                    })
-                else:
-                    fields["state"] = UnitState.PENDING.value
-                return fields
+                return _ended(rules.expired_lease(int(d.get("attempts") or 0), max_attempts,
+                                                  d.get("lease_owner")), now)
 
             moved += self._cas("reclaim", ref, change,
                                also=self._moves(run_id, int(snap.get("idx"))))
@@ -622,17 +558,8 @@ class FirestoreStateStore:
                         or (seen.lease_owner is not None
                             and d.get("lease_owner") != seen.lease_owner)):
                     return None
-                attempts = int(d.get("attempts") or 0)
-                fields: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
-                if attempts >= max_attempts:
-                    fields.update({
-                        "state": UnitState.FAILED.value, "finished_at": now,
-                        "last_error": f"lease expired after {attempts} attempts "
-                                      f"(not renewed; last owner {d.get('lease_owner')})",
-                    })
-                else:
-                    fields["state"] = UnitState.PENDING.value
-                return fields
+                return _ended(rules.expired_lease(int(d.get("attempts") or 0), max_attempts,
+                                                  d.get("lease_owner"), not_renewed=True), now)
 
             moved += self._cas("reclaim_stale", self._unit_ref(run_id, seen.index), change,
                                also=self._moves(run_id, seen.index))
@@ -652,10 +579,10 @@ class FirestoreStateStore:
                                 {}) for s in failed)
 
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
-        states = {UnitState.DONE.value, UnitState.FAILED.value}
+        states = {s.value for s in rules.REOPENABLE}
         return sum(
             self._reopen("reopen_units", self._unit_ref(run_id, i), states,
-                         {"part_sha256": None, "last_error": reason[:2000]})
+                         {"part_sha256": None, "last_error": rules.cut_error(reason)})
             for i in indexes
         )
 
@@ -896,11 +823,16 @@ def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> Firestore
     if database and "/" in database:
         raise ConfigError(f"state URI {parsed.raw!r}: '{database}' is not a database id",
                           "use firestore://PROJECT[/DATABASE]")
+    claim = parsed.query.get("claim", "precondition")
+    if claim != "precondition":
+        raise ConfigError(
+            f"state URI {parsed.raw!r}: Firestore claim mode {claim!r} does not exist "
+            "(claim=transaction was removed: it could not claim under contention)",
+            "drop ?claim= (claims are conditional writes on the document's update time)")
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
     from docfleet.settings import uri_seconds
 
     return FirestoreStateStore(parsed.netloc, database, prefix=parsed.query.get("prefix", ""),
-                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw),
-                               claim_mode=parsed.query.get("claim", "precondition"))
+                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

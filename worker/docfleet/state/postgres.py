@@ -41,6 +41,7 @@ from docfleet import clock
 from docfleet.errors import ConfigError, DocfleetError, MissingExtraError, RunNotFoundError
 from docfleet.models import Claim, Progress, Run, RunSpec, RunState, Unit, UnitState
 from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.uris import ParsedURI
 
@@ -130,7 +131,13 @@ _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 _OWN_PARAMS = ("schema", "retry_seconds")
 #: The database's clock, epoch seconds; ``+ %(now)s`` shifts it to the caller's ``now``.
 _DB_NOW = "extract(epoch from now())::float8"
-_ERROR_LIMIT = 2000
+# The unit transition rules (docfleet.state.rules) as this dialect's SQL.
+_FINAL = rules.sql_is_final_attempt("e.attempts", "run.max_attempts")
+_AFTER = rules.sql_after_attempt("u.attempts", "%(max)s")
+_EXPIRED_ERROR = rules.sql_if_final("u.attempts", "%(max)s", rules.sql_lease_expired_error(
+    "u.attempts", "u.lease_owner"), "u.last_error")
+_STALE_ERROR = rules.sql_if_final("u.attempts", "%(max)s", rules.sql_lease_expired_error(
+    "u.attempts", "u.lease_owner", not_renewed=True), "u.last_error")
 
 # The claim (see the module docstring): one statement, never waits on a lock.
 _CLAIM_SQL = f"""
@@ -139,20 +146,19 @@ t AS (SELECT {_DB_NOW} + %(now)s AS now),
 spent AS (
     SELECT e.idx FROM units e, run, t
     WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_deadline < t.now
-      AND e.attempts >= run.max_attempts
+      AND {_FINAL}
     FOR UPDATE OF e SKIP LOCKED
 ),
 failed AS (
     UPDATE units u SET state = 'FAILED',
-        last_error = 'lease expired after ' || u.attempts || ' attempts (last owner '
-                     || u.lease_owner || ')',
+        last_error = {rules.sql_lease_expired_error("u.attempts", "u.lease_owner")},
         finished_at = t.now, lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL
     FROM spent, t WHERE u.run_id = %(run)s AND u.idx = spent.idx
 ),
 expired AS (
     SELECT e.idx FROM units e, run, t
     WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_deadline < t.now
-      AND e.attempts < run.max_attempts
+      AND NOT ({_FINAL})
     ORDER BY e.lease_deadline LIMIT 1 FOR UPDATE OF e SKIP LOCKED
 ),
 above AS (
@@ -185,12 +191,9 @@ e AS (
     FOR UPDATE OF x SKIP LOCKED
 )
 UPDATE units u SET
-    state = CASE WHEN u.attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,
-    last_error = CASE WHEN u.attempts >= %(max)s
-        THEN 'lease expired after ' || u.attempts || ' attempts (last owner '
-             || u.lease_owner || ')'
-        ELSE u.last_error END,
-    finished_at = CASE WHEN u.attempts >= %(max)s THEN t.now ELSE u.finished_at END,
+    state = {_AFTER},
+    last_error = {_EXPIRED_ERROR},
+    finished_at = {rules.sql_if_final("u.attempts", "%(max)s", "t.now", "u.finished_at")},
     lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL
 FROM e, t WHERE u.run_id = %(run)s AND u.idx = e.idx
 RETURNING u.state
@@ -592,19 +595,19 @@ class PostgresStateStore:
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         return self._fenced(
             "fail_unit", claim,
-            "state = CASE WHEN attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,"
-            f" finished_at = CASE WHEN attempts >= %(max)s THEN {_DB_NOW} + %(now)s"
-            " ELSE finished_at END,"
+            f"state = {rules.sql_after_attempt('attempts', '%(max)s')},"
+            " finished_at = "
+            f"{rules.sql_if_final('attempts', '%(max)s', _DB_NOW + ' + %(now)s', 'finished_at')},"
             " last_error = %(error)s, lease_owner = NULL, lease_expires_at = NULL,"
             " lease_deadline = NULL",
-            {"max": max_attempts, "now": self._at(now), "error": error[:_ERROR_LIMIT]},
+            {"max": max_attempts, "now": self._at(now), "error": rules.cut_error(error)},
             notify="state = 'PENDING'",
         )
 
     def release_unit(self, claim: Claim, now: float) -> bool:
         return self._fenced(
             "release_unit", claim,
-            "state = 'PENDING', attempts = GREATEST(attempts - 1, 0),"
+            f"state = 'PENDING', attempts = {rules.sql_released_attempts('attempts', 'GREATEST')},"
             " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL",
             {}, notify="true",
         )
@@ -637,8 +640,8 @@ class PostgresStateStore:
             n = conn.execute(
                 "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL,"
                 " part_sha256 = NULL, last_error = %s WHERE run_id = %s"
-                " AND idx = ANY(%s::int[]) AND state IN ('DONE', 'FAILED')",
-                (reason[:_ERROR_LIMIT], run_id, wanted)).rowcount
+                f" AND idx = ANY(%s::int[]) AND state IN {rules.sql_states(rules.REOPENABLE)}",
+                (rules.cut_error(reason), run_id, wanted)).rowcount
             if n:
                 self._notify(conn, run_id)
             return int(n)
@@ -667,13 +670,10 @@ class PostgresStateStore:
             states = [r[0] for r in conn.execute(
                 f"""WITH t AS (SELECT {_DB_NOW} + %(now)s AS now)
                 UPDATE units u SET
-                    state = CASE WHEN u.attempts >= %(max)s THEN 'FAILED' ELSE 'PENDING' END,
-                    last_error = CASE WHEN u.attempts >= %(max)s
-                        THEN 'lease expired after ' || u.attempts
-                             || ' attempts (not renewed; last owner ' || u.lease_owner || ')'
-                        ELSE u.last_error END,
-                    finished_at = CASE WHEN u.attempts >= %(max)s THEN t.now
-                        ELSE u.finished_at END,
+                    state = {_AFTER},
+                    last_error = {_STALE_ERROR},
+                    finished_at = {rules.sql_if_final("u.attempts", "%(max)s", "t.now",
+                                                      "u.finished_at")},
                     lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL
                 FROM t, unnest(%(idx)s::int[], %(seen)s::float8[], %(owner)s::text[])
                     AS s(idx, seen, owner)

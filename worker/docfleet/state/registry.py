@@ -5,8 +5,9 @@ telemetry's ``db.system.name``, the tests' contract and chaos suites and the ben
 
 Adding a backend is one module with an ``open_…(parsed, *, create) -> StateStore`` function, one
 :class:`StateBackend` entry below, and its test-server hook in ``tests/emulators.py`` /
-``tests/backends.py``. Opening is lazy: a backend's module (and its SDK) is imported only
-when a URI of its scheme is opened.
+``tests/backends.py``. The module takes its unit transition rules from
+:mod:`docfleet.state.rules` and its cloud clients from :mod:`docfleet.cloud`. Opening is
+lazy: a backend's module (and its SDK) is imported only when a URI of its scheme is opened.
 """
 
 from __future__ import annotations

@@ -37,6 +37,7 @@ from docfleet.models import (
     UnitState,
     claim_token,
 )
+from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.uris import ParsedURI
 
@@ -103,18 +104,25 @@ _UNIT_COLUMNS = (
     " last_error, claimed_at, finished_at, part_sha256, worked_by"
 )
 
-# Expired RUNNING units go back to PENDING, or to FAILED once they used their attempts.
-_RECLAIM_SQL = """
-UPDATE units SET
-    state = CASE WHEN attempts >= :max_attempts THEN 'FAILED' ELSE 'PENDING' END,
-    last_error = CASE WHEN attempts >= :max_attempts
-        THEN 'lease expired after ' || attempts || ' attempts (last owner ' || lease_owner || ')'
-        ELSE last_error END,
-    finished_at = CASE WHEN attempts >= :max_attempts THEN :now ELSE finished_at END,
-    lease_owner = NULL,
-    lease_expires_at = NULL
-WHERE run_id = :run_id AND state = 'RUNNING' AND lease_expires_at < :now
-"""
+
+def _reclaim_sql(where: str, *, not_renewed: bool) -> str:
+    """The UPDATE that reclaims the RUNNING units ``where`` selects: back to PENDING, or
+    FAILED with the lease-expired error on their last attempt (docfleet.state.rules)."""
+    final = "attempts", ":max_attempts"
+    error = rules.sql_lease_expired_error("attempts", "lease_owner", not_renewed=not_renewed)
+    return (f"UPDATE units SET state = {rules.sql_after_attempt(*final)},"
+            f" last_error = {rules.sql_if_final(*final, error, 'last_error')},"
+            f" finished_at = {rules.sql_if_final(*final, ':now', 'finished_at')},"
+            f" lease_owner = NULL, lease_expires_at = NULL WHERE {where}")
+
+
+# Expired leases, judged by the caller's clock (resume).
+_RECLAIM_SQL = _reclaim_sql("run_id = :run_id AND state = 'RUNNING' AND lease_expires_at < :now",
+                            not_renewed=False)
+# Leases the caller saw unrenewed for a whole lease (docfleet.lease.LeaseWatch).
+_RECLAIM_STALE_SQL = _reclaim_sql(
+    "run_id = :run_id AND idx = :idx AND state = 'RUNNING' AND lease_expires_at = :seen"
+    " AND (:owner IS NULL OR lease_owner = :owner)", not_renewed=True)
 
 
 class SQLiteStateStore:
@@ -429,16 +437,17 @@ class SQLiteStateStore:
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         return self._fenced(
             claim,
-            "UPDATE units SET state = CASE WHEN attempts >= ? THEN 'FAILED' ELSE 'PENDING' END,"
-            " finished_at = CASE WHEN attempts >= ? THEN ? ELSE finished_at END,"
+            f"UPDATE units SET state = {rules.sql_after_attempt('attempts', '?')},"
+            f" finished_at = {rules.sql_if_final('attempts', '?', '?', 'finished_at')},"
             " last_error = ?, lease_owner = NULL, lease_expires_at = NULL",
-            (max_attempts, max_attempts, now, error[:2000]),
+            (max_attempts, max_attempts, now, rules.cut_error(error)),
         )
 
     def release_unit(self, claim: Claim, now: float) -> bool:
         return self._fenced(
             claim,
-            "UPDATE units SET state = 'PENDING', attempts = MAX(attempts - 1, 0),"
+            "UPDATE units SET state = 'PENDING',"
+            f" attempts = {rules.sql_released_attempts('attempts')},"
             " lease_owner = NULL, lease_expires_at = NULL",
             (),
         )
@@ -464,17 +473,7 @@ class SQLiteStateStore:
                 for u in stale]
         if not rows:
             return 0
-        return self._write(lambda c: c.executemany(
-            "UPDATE units SET"
-            " state = CASE WHEN attempts >= :max_attempts THEN 'FAILED' ELSE 'PENDING' END,"
-            " last_error = CASE WHEN attempts >= :max_attempts THEN 'lease expired after '"
-            " || attempts || ' attempts (not renewed; last owner ' || lease_owner || ')'"
-            " ELSE last_error END,"
-            " finished_at = CASE WHEN attempts >= :max_attempts THEN :now ELSE finished_at END,"
-            " lease_owner = NULL, lease_expires_at = NULL"
-            " WHERE run_id = :run_id AND idx = :idx AND state = 'RUNNING'"
-            " AND lease_expires_at = :seen AND (:owner IS NULL OR lease_owner = :owner)",
-            rows).rowcount)
+        return self._write(lambda c: c.executemany(_RECLAIM_STALE_SQL, rows).rowcount)
 
     def reset_failed_units(self, run_id: str, now: float) -> int:
         return self._write(lambda c: c.execute(
@@ -484,11 +483,11 @@ class SQLiteStateStore:
         ).rowcount)
 
     def reopen_units(self, run_id: str, indexes: Iterable[int], reason: str, now: float) -> int:
-        rows = [(reason[:2000], run_id, i) for i in indexes]
+        rows = [(rules.cut_error(reason), run_id, i) for i in indexes]
         return self._write(lambda c: c.executemany(
             "UPDATE units SET state = 'PENDING', attempts = 0, finished_at = NULL,"
             " part_sha256 = NULL, last_error = ? WHERE run_id = ? AND idx = ?"
-            " AND state IN ('DONE', 'FAILED')",
+            f" AND state IN {rules.sql_states(rules.REOPENABLE)}",
             rows,
         ).rowcount)
 
