@@ -307,8 +307,10 @@ class PostgresServer(Emulator):
             return super()._signal(sig)
         if self.proc is None or self.proc.poll() is not None:
             return None
-        # the postmaster first (it forks no backend while stopped), then its children
-        for pid in [self.proc.pid, *self._children(self.proc.pid)]:
+        # stop the postmaster first (it forks no backend while stopped), then its
+        # children; resume the children first (what they had queued runs first)
+        pids = [self.proc.pid, *self._children(self.proc.pid)]
+        for pid in pids if sig == signal.SIGSTOP else reversed(pids):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
         return None

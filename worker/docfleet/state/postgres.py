@@ -481,6 +481,11 @@ class PostgresStateStore:
                 return result
 
         try:
+            try:  # the common case without the retry machinery (tens of µs a call)
+                return attempt()
+            except Exception as exc:
+                if not postgres_transient(exc):
+                    raise
             return self._policy.call(attempt, op)
         except psycopg.Error as exc:
             if isinstance(exc, psycopg.OperationalError) and _permanent_connect_error(exc):
