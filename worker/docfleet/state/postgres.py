@@ -25,8 +25,9 @@
   :data:`DEFAULT_STATEMENT_TIMEOUT`); and on the client a watchdog that shuts the socket
   of a statement left unanswered past that timeout (+ :data:`ANSWER_MARGIN`), capped by
   what is left of the retry window. A statement whose answer was lost may still have been
-  applied when the server resumes: a completion checks for its own, and a claim retried
-  after a lost answer first hands back the unit the lost claim may have taken.
+  applied when the server resumes: a completion retried after a lost answer counts its
+  own applied completion, and a claim retried after one returns the unit the lost attempt
+  took (found by its exact stated expiry) instead of leaving it RUNNING for a lease.
 * **Schema** ``S`` (default ``docfleet``) is created at first use under an advisory lock,
   idempotently, and versioned in ``S.meta`` (:data:`SCHEMA_VERSION`, :data:`MIGRATIONS`).
 * **Idle waiting**: transitions that put work back in the pool ``NOTIFY`` the schema's
