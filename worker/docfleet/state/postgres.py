@@ -422,28 +422,38 @@ class PostgresStateStore:
         self._call("open", self._main, self._ensure_schema)
 
     # -- plumbing ---------------------------------------------------------------------
-    def _server_options(self) -> str:
-        """libpq ``options`` for a new session: the URI's own, then the search path and
-        the server-side timeouts (the connect completes only once they are set)."""
-        from psycopg.conninfo import conninfo_to_dict
-
-        ms = max(1, int(self.statement_timeout * 1000))
-        own = str(conninfo_to_dict(self._conninfo).get("options") or "")
-        return " ".join(filter(None, [
-            own, f'-c search_path="{self.schema}"', f"-c statement_timeout={ms}",
-            f"-c lock_timeout={max(1, ms // 3)}",
-            f"-c idle_in_transaction_session_timeout={ms}"]))
-
     def _connect(self, role: str, connect_timeout: float | None = None) -> Any:
         """A new autocommit session (raises psycopg's errors). ``connect_timeout``
-        bounds the whole connect, a server that accepts but never answers included."""
+        bounds the whole connect, a server that accepts but never answers included; the
+        session's search path and server-side timeouts are then set in one round trip
+        (a SET, not startup ``options``, which connection poolers refuse), under the
+        watchdog."""
+        psycopg = self._psycopg
         wait = self.connect_timeout if connect_timeout is None else connect_timeout
-        conn = self._psycopg.connect(
+        conn = psycopg.connect(
             self._conninfo, autocommit=True, connect_timeout=max(2, round(wait)),
             application_name=f"docfleet-{role}", keepalives=1, keepalives_idle=10,
             keepalives_interval=3, keepalives_count=3, tcp_user_timeout=30000,
-            options=self._server_options(),
         )
+        ms = max(1, int(self.statement_timeout * 1000))
+        setup = psycopg.sql.SQL(
+            "SET search_path TO {}; SET statement_timeout = {}; SET lock_timeout = {};"
+            " SET idle_in_transaction_session_timeout = {}").format(
+            psycopg.sql.Identifier(self.schema), psycopg.sql.Literal(ms),
+            psycopg.sql.Literal(max(1, ms // 3)), psycopg.sql.Literal(ms))
+        key = id(conn)
+        _WATCHDOG.arm(key, conn.fileno(), max(_MIN_ANSWER_WAIT, wait))
+        try:
+            conn.execute(setup)
+        except BaseException as exc:
+            silent = _WATCHDOG.disarm(key)
+            with contextlib.suppress(Exception):
+                conn.close()
+            if silent:
+                raise ServerSilentError(f"no answer from the server within {wait:.0f}s of "
+                                        "connecting (stopped or unreachable)") from exc
+            raise
+        _WATCHDOG.disarm(key)
         if role == "main":
             self._listening = False
         return conn
@@ -487,7 +497,7 @@ class PostgresStateStore:
             except Exception as exc:
                 if not postgres_transient(exc):
                     raise
-            return self._policy.call(attempt, op)
+            return self._policy.call(attempt, op, started=started, tried=1)
         except psycopg.Error as exc:
             if isinstance(exc, psycopg.OperationalError) and _permanent_connect_error(exc):
                 raise ConfigError(
