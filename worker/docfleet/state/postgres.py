@@ -327,6 +327,15 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
+def _reset_watchdog_in_child() -> None:
+    """A forked child has no watchdog thread (and maybe a lock held at the fork)."""
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_reset_watchdog_in_child)
+
+
 def postgres_transient(exc: BaseException) -> bool:
     """Whether ``exc`` is worth retrying: the connection (refused, reset, closed, timed
     out, server shutting down or starting up, a statement or lock timeout) or a
