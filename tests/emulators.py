@@ -282,12 +282,38 @@ def _unprivileged() -> list[str]:
 
 class PostgresServer(Emulator):
     """A throw-away PostgreSQL server: ``initdb`` once into ``root``, then ``postgres`` in
-    the foreground (its own process group, so :meth:`freeze` stops every backend).
-    :meth:`restart` keeps the data directory and the port: a real outage and recovery."""
+    the foreground (its own process group). Every backend calls ``setsid()``, so
+    :meth:`freeze` stops the postmaster and each of its children by pid (a whole server
+    that accepts connections and answers nothing). :meth:`restart` keeps the data
+    directory and the port: a real outage and recovery."""
 
     stop_signal = signal.SIGINT
     #: A stop and start keeps every acknowledged write (the chaos outage stops it for real).
     restartable = True
+
+    def _children(self, parent: int) -> list[int]:
+        pids = []
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == parent:
+                pids.append(int(stat.parent.name))
+        return pids
+
+    def _signal(self, sig: int) -> None:
+        if sig not in (signal.SIGSTOP, signal.SIGCONT):
+            return super()._signal(sig)
+        if self.proc is None or self.proc.poll() is not None:
+            return None
+        # stop the postmaster first (it forks no backend while stopped), then its
+        # children; resume the children first (what they had queued runs first)
+        pids = [self.proc.pid, *self._children(self.proc.pid)]
+        for pid in pids if sig == signal.SIGSTOP else reversed(pids):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        return None
 
     def __init__(self, root: Path, port: int, fsync: bool) -> None:
         binary = postgres_bin()

@@ -403,16 +403,32 @@ def wait_event(log: Path, name: str, timeout: float = 60, **match: Any) -> dict[
                          + (log.read_text()[-3000:] if log.exists() else "(no log)"))
 
 
+def store_errors(evts: list[dict[str, Any]]) -> list[str]:
+    """Log lines of the workers that report a store call failing: a warning or error
+    naming the state store, a renewal that failed, or a traceback."""
+    out = []
+    for evt in evts:
+        text = str(evt.get("message", evt.get("raw", "")))
+        level = str(evt.get("severity", "")).lower()
+        if "Traceback" in text or text.startswith("error: ") or (
+                level in ("warning", "error", "critical")
+                and ("state store" in text or ("renewal" in text and "failed" in text))):
+            out.append(text[:300])
+    return out
+
+
 # -- scenarios ---------------------------------------------------------------------------------
-def storm(stack: Stack, rng: random.Random, tasks: int = 16) -> Result:
+def storm(stack: Stack, rng: random.Random, tasks: int = 16, unit_size: int = 3) -> Result:
     """1. Cold-start storm: ``tasks`` processes started within one second plan once and
-    complete each unit once; the token audit finds no unit held by two live leases."""
+    complete each unit once; the token audit finds no unit held by two live leases, and
+    no task logged a store error (a retry that gave up, a refused call)."""
     res = Result("1-cold-start-storm", stack.backend)
     run_id = new_run_id("storm")
     units = 2 * tasks
     # no fault here: a long lease, so that even a starved task keeps its claim
-    env = stack.env(run_id, units * 3, unit_size=3, BENCH_DOC_MS=rng.choice([5, 10, 20]),
-                    lease_seconds=20, heartbeat_seconds=2)
+    env = stack.env(run_id, units * unit_size, unit_size=unit_size,
+                    BENCH_DOC_MS=rng.choice([5, 10, 20]), lease_seconds=20,
+                    heartbeat_seconds=2)
     logs = stack.root / run_id
     t0 = time.time()
     sup = Supervisor(stack, env, logs, tasks, max_restarts=0)
@@ -432,6 +448,10 @@ def storm(stack: Stack, rng: random.Random, tasks: int = 16) -> Result:
     multi = {u: len(cs) for u, cs in a.claims.items() if len(cs) != 1}
     if multi or len(a.claims) != units:
         res.problems.append(f"claims per unit not exactly one: {multi}, {len(a.claims)} units")
+    errors = store_errors(a.evts)
+    res.notes["store_errors"] = len(errors)
+    if errors:
+        res.problems.append(f"{len(errors)} store error(s), first: {errors[0]}")
     # no two live leases: every unit's single claim spans claim → done, and no other
     # token of that unit exists in any log
     res.recovered = res.kills = 0
@@ -799,6 +819,76 @@ def outage(stack: Stack, rng: random.Random, seconds: float | None = None) -> Re
         res.recover_s.append(min(after) - ended)
     res.recovered = len(outages) if not res.problems else 0
     res.notes.update(outages=outages, lost_leases=len(named(a.evts, "lease.lost")))
+    res.seconds = time.time() - t0
+    return res
+
+
+def stopped_server(stack: Stack, rng: random.Random, longer: bool = False,
+                   answer_s: float = 1.0, retry_s: float = 6.0) -> Result:
+    """6b. The store's server stopped (SIGSTOP: it accepts connections and never answers)
+    mid-run, the client timeouts short (``?statement_timeout=answer_s``: a call gives a
+    connection up after ``answer_s`` + 2 s). Shorter than the retry window (``longer``
+    false): calls time out, reconnect, and are retried, and once the server resumes the
+    run completes with every unit once. Longer (the window ``retry_s``): every task exits
+    4 with one error line and no traceback while the server is still stopped (nothing
+    hangs); the server resumes and a later task completes the run, nothing lost."""
+    res = Result("6b-stopped-server-" + ("longer" if longer else "shorter"), stack.backend)
+    run_id = new_run_id("stopped")
+    units = 8
+    state = f"{stack.state}&statement_timeout={answer_s:g}"
+    window = retry_s if longer else 60.0
+    env = {**stack.env(run_id, units * 5, unit_size=5, BENCH_DOC_MS=300,
+                       DOCFLEET_STORE_RETRY_SECONDS=window), "DOCFLEET_STATE": state}
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, 3, max_restarts=0)
+    for slot in range(3):
+        sup.start(slot)
+    wait_event(sup.tasks[0].log, "unit.done", 60)
+    # long enough for several client timeouts, shorter than the 60 s window
+    pause = rng.uniform(3 * (answer_s + 2), 4 * (answer_s + 2))
+    stack.emulator.freeze()
+    stopped = time.time()
+    try:
+        if longer:  # every task gives up while the server is still stopped
+            codes = sup.wait(window + 90)
+            res.notes["exit_after_s"] = round(time.time() - stopped, 1)
+        else:
+            time.sleep(pause)
+    finally:
+        stack.emulator.thaw()
+    res.notes["stopped_s"] = round(time.time() - stopped, 1)
+    phase = [t.log for t in sup.tasks]
+    if longer:
+        if codes != [4, 4, 4]:
+            res.problems.append(f"exit codes while the server was stopped: {codes}")
+        for log in phase:
+            text = log.read_text()
+            if "Traceback" in text:
+                res.problems.append(f"{log.name}: a traceback")
+            # the CLI's one line on stderr, last: "error: <what failed> (<what to do>)"
+            lines = text.splitlines()
+            errors = [line for line in lines if line.startswith("error: ")]
+            if len(errors) != 1 or errors[0] != lines[-1] or "state store" not in errors[0] \
+                    or f"over {window:.0f}s" not in errors[0]:
+                res.problems.append(f"{log.name}: no one-line store error: "
+                                    f"{text.splitlines()[-3:]}")
+        res.merge_audit(audit(stack, run_id, units, phase, complete=False))
+        later = start_worker({**env, "DOCFLEET_STORE_RETRY_SECONDS": "60"},
+                             logs / "later.log")
+        if later.wait(180) != 0:
+            res.problems.append("the later task did not complete the run")
+        phase = [*phase, logs / "later.log"]
+    else:
+        codes = sup.wait(240)
+        if any(c != 0 for c in codes):
+            res.problems.append(f"exit codes {codes}")
+    a = audit(stack, run_id, units, phase)
+    res.merge_audit(a)
+    res.units, res.kills = units, 1
+    res.recovered = int(not res.problems)
+    res.notes.update(lost_leases=len(named(a.evts, "lease.lost")),
+                     abandoned=len(named(a.evts, "unit.abandon")))
     res.seconds = time.time() - t0
     return res
 

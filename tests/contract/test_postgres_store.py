@@ -316,3 +316,61 @@ def test_a_store_that_stays_away_is_one_line_and_exit_4() -> None:
     assert result.returncode == 4, result.stdout + result.stderr
     assert "Traceback" not in result.stderr
     assert len([line for line in result.stderr.splitlines() if line.strip()]) == 1
+
+
+# -- a stopped server (SIGSTOP: connections accepted, nothing answered) ----------------------
+def test_the_server_timeouts_are_set_and_a_bad_one_is_a_clear_error(
+    server: emulators.PostgresServer, schema: str
+) -> None:
+    store = open_state_store(server.uri(schema) + "&statement_timeout=7")
+    names = ("statement_timeout", "lock_timeout", "idle_in_transaction_session_timeout",
+             "search_path")
+    try:
+        shown = store._run("show", lambda c: [  # type: ignore[attr-defined]
+            c.execute(f"SHOW {name}").fetchone()[0] for name in names])
+    finally:
+        store.close()
+    assert shown[:3] == ["7s", "2333ms", "7s"] and schema in shown[3], shown
+    for bad in ("0", "-1", "soon"):
+        with pytest.raises(ConfigError, match="statement_timeout"):
+            open_state_store(server.uri(schema) + f"&statement_timeout={bad}")
+
+
+@pytest.mark.timing
+def test_a_stopped_server_fails_a_call_within_the_retry_window(
+    server: emulators.PostgresServer, schema: str
+) -> None:
+    store = open_state_store(server.uri(schema) + "&statement_timeout=1&retry_seconds=4")
+    run_id = _planned(store)  # type: ignore[arg-type]
+    server.freeze()
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(StoreUnavailableError, match="over 4s") as raised:
+            store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+        took = time.monotonic() - t0
+    finally:
+        server.thaw()
+    assert 3.0 <= took < 20.0, took
+    assert "\n" not in str(raised.value)
+    # the server back: the same store object works again (new connections)
+    assert store.progress(run_id).as_dict()["PENDING"] >= 3
+    store.close()
+
+
+@pytest.mark.timing
+def test_a_claim_whose_answer_was_lost_is_not_orphaned(
+    server: emulators.PostgresServer, schema: str
+) -> None:
+    """The claim reaches the stopped server, the client gives the connection up, the
+    server resumes and applies it: the retried claim returns that very unit instead of
+    taking a second one and leaving the first RUNNING for a lease."""
+    store = open_state_store(server.uri(schema) + "&statement_timeout=1&retry_seconds=60")
+    run_id = _planned(store)  # type: ignore[arg-type]
+    server.freeze()
+    threading.Timer(4.5, server.thaw).start()  # after the first attempt was given up
+    claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+    running = [u for u in store.units(run_id) if u.state.value == "RUNNING"]
+    assert claim is not None and [u.index for u in running] == [claim.unit_index], running
+    assert running[0].lease_owner == claim.token
+    assert store.complete_unit(claim, "a" * 64, clock.now())
+    store.close()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from tenacity import (
     RetryError,
@@ -56,12 +56,20 @@ class RetryPolicy:
     maximum: float = 2.0
     hint: str = "check the endpoint and credentials, or raise DOCFLEET_STORE_RETRY_SECONDS"
 
-    def call(self, fn: Callable[[], T], op: str = "") -> T:
+    def call(self, fn: Callable[[], T], op: str = "", *, started: float | None = None,
+             tried: int = 0) -> T:
         """Run ``fn`` under this policy. Raises :class:`StoreUnavailableError` once the
-        bound is hit; re-raises a permanent error unchanged."""
+        bound is hit; re-raises a permanent error unchanged. A caller that already made
+        ``tried`` failed attempts since ``started`` (``time.monotonic()``) passes both:
+        the bound then counts from ``started``."""
+        import time
+
+        def spent(state: Any) -> bool:
+            return started is not None and time.monotonic() - started >= self.bound
+
         retrying = Retrying(
             retry=retry_if_exception(self.is_transient),
-            stop=stop_after_delay(self.bound),
+            stop=stop_after_delay(self.bound) | spent,
             wait=wait_random_exponential(multiplier=self.initial, max=self.maximum),
             reraise=False,
         )
@@ -69,7 +77,7 @@ class RetryPolicy:
             return retrying(fn)
         except RetryError as exc:
             last = exc.last_attempt.exception()
-            attempts = exc.last_attempt.attempt_number
+            attempts = exc.last_attempt.attempt_number + tried
             where = f"{self.what} {op}".strip()
             raise StoreUnavailableError(
                 f"{where} failed {attempts} times over {self.bound:.0f}s; last error: "

@@ -15,8 +15,19 @@
   spent + reserved never passes the cap.
 * **Connections**: one per task, plus one for the lease heartbeat (``renew_lease``), each
   opened lazily and re-opened after a drop. A transient error (connection refused or
-  reset, server shutting down, deadlock, serialisation failure) is retried bounded and
-  jittered (:mod:`docfleet.retry`), then :class:`StoreUnavailableError` (exit 4).
+  reset, server shutting down, deadlock, serialisation failure, a timeout below) is
+  retried bounded and jittered (:mod:`docfleet.retry`) for ``retry_seconds``, then
+  :class:`StoreUnavailableError` (exit 4).
+* **Timeouts**, so that a stopped server (SIGSTOP, a frozen VM: the kernel still accepts
+  and acknowledges, nobody answers) never hangs a task: a connect timeout; TCP
+  keepalives; on the server ``statement_timeout``, ``lock_timeout`` and
+  ``idle_in_transaction_session_timeout`` (``?statement_timeout=SECONDS``, default
+  :data:`DEFAULT_STATEMENT_TIMEOUT`); and on the client a watchdog that shuts the socket
+  of a statement left unanswered past that timeout (+ :data:`ANSWER_MARGIN`), capped by
+  what is left of the retry window. A statement whose answer was lost may still have been
+  applied when the server resumes: a completion retried after a lost answer counts its
+  own applied completion, and a claim retried after one returns the unit the lost attempt
+  took (found by its exact stated expiry) instead of leaving it RUNNING for a lease.
 * **Schema** ``S`` (default ``docfleet``) is created at first use under an advisory lock,
   idempotently, and versioned in ``S.meta`` (:data:`SCHEMA_VERSION`, :data:`MIGRATIONS`).
 * **Idle waiting**: transitions that put work back in the pool ``NOTIFY`` the schema's
@@ -30,6 +41,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import threading
 import time
@@ -128,7 +140,14 @@ CREATE TABLE finalizers (
 DEFAULT_SCHEMA = "docfleet"
 _SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 #: Query parameters that are docfleet's, not libpq's.
-_OWN_PARAMS = ("schema", "retry_seconds")
+_OWN_PARAMS = ("schema", "retry_seconds", "statement_timeout")
+#: Seconds the server may spend on one statement (and wait for one lock, a third of it).
+DEFAULT_STATEMENT_TIMEOUT = 30.0
+#: Seconds the client waits for an answer beyond the statement timeout before it gives
+#: the connection up (the server, if alive, has cancelled the statement by then).
+ANSWER_MARGIN = 2.0
+#: The shortest client wait of a retry near the end of its window (and of a connect).
+_MIN_ANSWER_WAIT = 2.0
 #: The database's clock, epoch seconds; ``+ %(now)s`` shifts it to the caller's ``now``.
 _DB_NOW = "extract(epoch from now())::float8"
 # The unit transition rules (docfleet.state.rules) as this dialect's SQL.
@@ -183,6 +202,15 @@ WHERE u.run_id = %(run)s AND u.idx = pick.idx
 RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner
 """
 
+# A claim retried after a lost answer: the lost attempt, applied when the server resumed,
+# is known by its exact stated expiry (the same float in every attempt of one call).
+_OWN_CLAIM_SQL = """
+SELECT idx, start, count, attempts, lease_owner FROM units
+WHERE run_id = %(run)s AND state = 'RUNNING' AND worked_by = %(owner)s
+  AND lease_expires_at = %(stated)s
+ORDER BY idx LIMIT 1
+"""
+
 _RECLAIM_SQL = f"""
 WITH t AS (SELECT {_DB_NOW} + %(now)s AS now),
 e AS (
@@ -198,6 +226,9 @@ UPDATE units u SET
 FROM e, t WHERE u.run_id = %(run)s AND u.idx = e.idx
 RETURNING u.state
 """
+
+#: A claim token: ``OWNER#uIDX.gGENERATION`` (the claim statement writes it).
+_TOKEN = re.compile(r"^(.*)#u\d+\.g(\d+)$")
 
 _FENCE = (" WHERE run_id = %(run)s AND idx = %(idx)s AND state = 'RUNNING'"
           " AND lease_owner = %(token)s")
@@ -243,9 +274,77 @@ def _permanent_connect_error(exc: BaseException) -> bool:
     return "connection is bad" in text and "invalid" in text
 
 
+class ServerSilentError(Exception):
+    """The server did not answer a statement within the client's wait (it is stopped,
+    or the network path to it is): the connection was given up. Transient."""
+
+
+class _Watchdog:
+    """One thread per process that shuts down the socket of a statement left unanswered
+    past its deadline: the blocked call then fails with a connection error at once (the
+    socket stays open for its owner to close). Arming and disarming are two dict writes
+    under a lock, cheap enough for every statement."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._armed: dict[int, tuple[float, int]] = {}  # key -> (deadline, socket fd)
+        self._fired: set[int] = set()
+        self._tick = 1.0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, key: int, fd: int, seconds: float) -> None:
+        with self._lock:
+            self._armed[key] = (time.monotonic() + seconds, fd)
+            self._fired.discard(key)
+            self._tick = min(self._tick, max(0.05, seconds / 8))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="pg-watchdog",
+                                                daemon=True)
+                self._thread.start()
+
+    def disarm(self, key: int) -> bool:
+        """Stop watching ``key``; returns whether its deadline fired meanwhile."""
+        with self._lock:
+            self._armed.pop(key, None)
+            fired = key in self._fired
+            self._fired.discard(key)
+            return fired
+
+    def _loop(self) -> None:
+        import socket
+
+        while True:
+            time.sleep(self._tick)
+            now = time.monotonic()
+            with self._lock:
+                for key, (deadline, fd) in list(self._armed.items()):
+                    if now < deadline:
+                        continue
+                    del self._armed[key]
+                    self._fired.add(key)
+                    # a dup of the fd: the socket is shut down, not closed under its owner
+                    with contextlib.suppress(OSError), socket.socket(fileno=os.dup(fd)) as sock:
+                        sock.shutdown(socket.SHUT_RDWR)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _reset_watchdog_in_child() -> None:
+    """A forked child has no watchdog thread (and maybe a lock held at the fork)."""
+    global _WATCHDOG
+    _WATCHDOG = _Watchdog()
+
+
+os.register_at_fork(after_in_child=_reset_watchdog_in_child)
+
+
 def postgres_transient(exc: BaseException) -> bool:
-    """Whether ``exc`` is worth retrying: the connection (refused, reset, closed, server
-    shutting down or starting up) or a transaction conflict (deadlock, serialisation)."""
+    """Whether ``exc`` is worth retrying: the connection (refused, reset, closed, timed
+    out, server shutting down or starting up, a statement or lock timeout) or a
+    transaction conflict (deadlock, serialisation)."""
+    if isinstance(exc, ServerSilentError):
+        return True
     psycopg = _psycopg()
     if isinstance(exc, psycopg.errors.TransactionRollback):
         return True
@@ -263,11 +362,11 @@ class _Connection:
         self.lock = threading.RLock()
         self.conn: Any = None
 
-    def get(self) -> Any:
+    def get(self, connect_timeout: float) -> Any:
         if self.conn is not None and (self.conn.closed or self.conn.broken):
             self.discard()
         if self.conn is None:
-            self.conn = self.store._connect(self.role)
+            self.conn = self.store._connect(self.role, connect_timeout)
         return self.conn
 
     def discard(self) -> None:
@@ -304,7 +403,7 @@ class PostgresStateStore:
 
     def __init__(self, conninfo: str, *, schema: str = DEFAULT_SCHEMA, display_uri: str,
                  retry_seconds: float | None = None, connect_timeout: float = 10.0,
-                 create: bool = True) -> None:
+                 statement_timeout: float | None = None, create: bool = True) -> None:
         self._psycopg = _psycopg()
         if not _SCHEMA_NAME.match(schema):
             raise ConfigError(f"state URI {display_uri!r}: '{schema}' is not a schema name",
@@ -314,6 +413,10 @@ class PostgresStateStore:
         self.uri = display_uri
         self.channel = f"docfleet_{schema}".lower()
         self.connect_timeout = connect_timeout
+        self.statement_timeout = (statement_timeout if statement_timeout is not None
+                                  else DEFAULT_STATEMENT_TIMEOUT)
+        #: how long the client waits for any answer before giving the connection up
+        self.answer_timeout = self.statement_timeout + ANSWER_MARGIN
         self.retry_seconds = retry_seconds if retry_seconds is not None else default_bound()
         self._policy = RetryPolicy(
             f"state store {display_uri}", postgres_transient, bound=self.retry_seconds,
@@ -331,36 +434,82 @@ class PostgresStateStore:
         self._call("open", self._main, self._ensure_schema)
 
     # -- plumbing ---------------------------------------------------------------------
-    def _connect(self, role: str) -> Any:
+    def _connect(self, role: str, connect_timeout: float | None = None) -> Any:
+        """A new autocommit session (raises psycopg's errors). ``connect_timeout``
+        bounds the whole connect, a server that accepts but never answers included; the
+        session's search path and server-side timeouts are then set in one round trip
+        (a SET, not startup ``options``, which connection poolers refuse), under the
+        watchdog."""
         psycopg = self._psycopg
+        wait = self.connect_timeout if connect_timeout is None else connect_timeout
         conn = psycopg.connect(
-            self._conninfo, autocommit=True, connect_timeout=int(self.connect_timeout),
+            self._conninfo, autocommit=True, connect_timeout=max(2, round(wait)),
             application_name=f"docfleet-{role}", keepalives=1, keepalives_idle=10,
             keepalives_interval=3, keepalives_count=3, tcp_user_timeout=30000,
         )
-        conn.execute(psycopg.sql.SQL("SET search_path TO {}").format(
-            psycopg.sql.Identifier(self.schema)))
+        ms = max(1, int(self.statement_timeout * 1000))
+        setup = psycopg.sql.SQL(
+            "SET search_path TO {}; SET statement_timeout = {}; SET lock_timeout = {};"
+            " SET idle_in_transaction_session_timeout = {}").format(
+            psycopg.sql.Identifier(self.schema), psycopg.sql.Literal(ms),
+            psycopg.sql.Literal(max(1, ms // 3)), psycopg.sql.Literal(ms))
+        key = id(conn)
+        _WATCHDOG.arm(key, conn.fileno(), max(_MIN_ANSWER_WAIT, wait))
+        try:
+            conn.execute(setup)
+        except BaseException as exc:
+            silent = _WATCHDOG.disarm(key)
+            with contextlib.suppress(Exception):
+                conn.close()
+            if silent:
+                raise ServerSilentError(f"no answer from the server within {wait:.0f}s of "
+                                        "connecting (stopped or unreachable)") from exc
+            raise
+        _WATCHDOG.disarm(key)
         if role == "main":
             self._listening = False
         return conn
 
-    def _call(self, op: str, holder: _Connection, fn: Callable[[Any], T]) -> T:
+    def _call(self, op: str, holder: _Connection, fn: Callable[[Any], T],
+              wait: float = 0.0) -> T:
         """Run ``fn(connection)`` under the retry policy; a dropped connection is re-opened
-        on the next attempt. A permanent error becomes one clear line."""
+        on the next attempt. Each attempt waits for the server at most
+        :attr:`answer_timeout` (+ ``wait``, a wait ``fn`` itself asks for), and no longer
+        than what is left of the retry window: a stopped server costs ``retry_seconds``
+        and a :class:`StoreUnavailableError`, never a hang. A permanent error becomes one
+        clear line."""
         psycopg = self._psycopg
+        started = time.monotonic()
+        key = id(holder)
 
         def attempt() -> T:
+            left = self.retry_seconds - (time.monotonic() - started)
+            budget = max(_MIN_ANSWER_WAIT, min(self.answer_timeout, left))
             with holder.lock:
-                conn = holder.get()
+                conn = holder.get(min(self.connect_timeout, budget))
+                _WATCHDOG.arm(key, conn.fileno(), budget + wait)
                 try:
-                    return fn(conn if self._opcounts is None else _Counted(conn, self._opcounts))
-                except psycopg.Error:
-                    if conn.closed or conn.broken:
+                    result = fn(conn if self._opcounts is None else _Counted(conn, self._opcounts))
+                except psycopg.Error as exc:
+                    silent = _WATCHDOG.disarm(key)
+                    if silent or conn.closed or conn.broken:
                         holder.discard()
+                    if silent:
+                        raise ServerSilentError(
+                            f"no answer from the server within {budget + wait:.0f}s "
+                            "(stopped or unreachable); connection given up") from exc
                     raise
+                if _WATCHDOG.disarm(key):  # fired just as the answer came: reconnect next
+                    holder.discard()
+                return result
 
         try:
-            return self._policy.call(attempt, op)
+            try:  # the common case without the retry machinery (tens of µs a call)
+                return attempt()
+            except Exception as exc:
+                if not postgres_transient(exc):
+                    raise
+            return self._policy.call(attempt, op, started=started, tried=1)
         except psycopg.Error as exc:
             if isinstance(exc, psycopg.OperationalError) and _permanent_connect_error(exc):
                 raise ConfigError(
@@ -546,9 +695,19 @@ class PostgresStateStore:
     def claim_next_unit(
         self, run_id: str, owner: str, hint: int, lease_seconds: float, now: float
     ) -> Claim | None:
-        row = self._run("claim_next_unit", lambda c: c.execute(_CLAIM_SQL, {
-            "run": run_id, "owner": owner, "hint": hint, "lease": float(lease_seconds),
-            "now": self._at(now), "stated": now + lease_seconds}).fetchone())
+        params = {"run": run_id, "owner": owner, "hint": hint, "lease": float(lease_seconds),
+                  "now": self._at(now), "stated": now + lease_seconds}
+        tried: list[bool] = []
+
+        def body(conn: Any) -> Any:
+            if tried:  # an attempt failed: its claim may have been applied all the same
+                row = conn.execute(_OWN_CLAIM_SQL, params).fetchone()
+                if row is not None:
+                    return row
+            tried.append(True)
+            return conn.execute(_CLAIM_SQL, params).fetchone()
+
+        row = self._run("claim_next_unit", body)
         if row is None:
             return None
         idx, start, count, attempts, token = row
@@ -556,16 +715,22 @@ class PostgresStateStore:
                      attempts=attempts, lease_expires_at=now + lease_seconds)
 
     def _fenced(self, op: str, claim: Claim, set_sql: str, params: dict[str, Any],
-                holder: _Connection | None = None, notify: str | None = None) -> bool:
+                holder: _Connection | None = None, notify: str | None = None,
+                applied: Callable[[Any], bool] | None = None) -> bool:
+        """One fenced update. Refused on an attempt after a failed one, ``applied``
+        says whether the failed attempt had in fact gone through."""
         values = {**params, "run": claim.run_id, "idx": claim.unit_index,
                   "token": claim.token}
         returning = f" RETURNING {notify}" if notify else ""
+        tried: list[bool] = []
 
         def body(conn: Any) -> bool:
+            retry = bool(tried)
+            tried.append(True)
             row = conn.execute(f"UPDATE units SET {set_sql}{_FENCE}{returning}",
                                values)
             if row.rowcount != 1:
-                return False
+                return retry and applied is not None and applied(conn)
             if notify and row.fetchone()[0]:
                 self._notify(conn, claim.run_id)
             return True
@@ -584,12 +749,24 @@ class PostgresStateStore:
         return Claim(**{**claim.__dict__, "lease_expires_at": now + lease_seconds})
 
     def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
+        """Fenced, once. An attempt retried after a lost answer also counts the claim's
+        own completion that the lost attempt applied (DONE by this claim's generation
+        and owner, with this part)."""
+        match = _TOKEN.match(claim.token)
+
+        def applied(conn: Any) -> bool:
+            return match is not None and conn.execute(
+                "SELECT 1 FROM units WHERE run_id = %s AND idx = %s AND state = 'DONE'"
+                " AND part_sha256 = %s AND generation = %s AND worked_by = %s",
+                (claim.run_id, claim.unit_index, part_sha256, int(match.group(2)),
+                 match.group(1))).fetchone() is not None
+
         return self._fenced(
             "complete_unit", claim,
             f"state = 'DONE', part_sha256 = %(sha)s, finished_at = {_DB_NOW} + %(now)s,"
             " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL,"
             " last_error = NULL",
-            {"sha": part_sha256, "now": self._at(now)},
+            {"sha": part_sha256, "now": self._at(now)}, applied=applied,
         )
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
@@ -746,7 +923,7 @@ class PostgresStateStore:
                     return True
             return False
 
-        return self._run("wait_for_work", body)
+        return self._call("wait_for_work", self._main, body, wait=max(0.0, float(timeout)))
 
     # -- spend and quarantine ---------------------------------------------------------
     @staticmethod
@@ -888,7 +1065,8 @@ class PostgresStateStore:
 
 
 def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresStateStore:
-    """Open ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?schema=S[&retry_seconds=N]``;
+    """Open ``postgresql://USER[:PASSWORD]@HOST[:PORT]/DB?schema=S[&retry_seconds=N]
+    [&statement_timeout=SECONDS]``;
     other query parameters (``sslmode=…``) go to libpq. The password may instead come from
     ``PGPASSWORD`` or ``~/.pgpass``. Raises :class:`ConfigError` for a URI without a host or
     database, :class:`MissingExtraError` without psycopg. ``create=False`` (read-only
@@ -902,6 +1080,12 @@ def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresSt
     query = dict(parse_qsl(parts.query))
     schema = query.get("schema", DEFAULT_SCHEMA)
     retry = query.get("retry_seconds")
+    from docfleet.settings import uri_seconds
+
+    statement_timeout = uri_seconds(query, "statement_timeout", display_uri(parsed.raw))
+    if statement_timeout is not None and statement_timeout <= 0:
+        raise ConfigError(f"state URI {display_uri(parsed.raw)!r}: statement_timeout must be "
+                          "above 0 seconds", "use e.g. statement_timeout=30")
     libpq = [(k, v) for k, v in parse_qsl(parts.query) if k not in _OWN_PARAMS]
     conninfo = urlunsplit(("postgresql", parts.netloc, parts.path,
                            urlencode(libpq, quote_via=quote), ""))
@@ -911,7 +1095,8 @@ def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresSt
         raise ConfigError(f"state URI {display_uri(parsed.raw)!r}: retry_seconds={retry!r} "
                           "is not a number", "use e.g. retry_seconds=60") from None
     return PostgresStateStore(conninfo, schema=schema, display_uri=display_uri(parsed.raw),
-                              retry_seconds=retry_seconds, create=create)
+                              retry_seconds=retry_seconds,
+                              statement_timeout=statement_timeout, create=create)
 
 
 def display_uri(uri: str) -> str:
