@@ -18,6 +18,7 @@ from tenacity import (
     Retrying,
     retry_if_exception,
     stop_after_delay,
+    stop_any,
     wait_random_exponential,
 )
 
@@ -69,7 +70,7 @@ class RetryPolicy:
 
         retrying = Retrying(
             retry=retry_if_exception(self.is_transient),
-            stop=stop_after_delay(self.bound) | spent,
+            stop=stop_any(stop_after_delay(self.bound), spent),
             wait=wait_random_exponential(multiplier=self.initial, max=self.maximum),
             reraise=False,
         )
