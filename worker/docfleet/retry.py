@@ -18,7 +18,6 @@ from tenacity import (
     Retrying,
     retry_if_exception,
     stop_after_delay,
-    stop_any,
     wait_random_exponential,
 )
 
@@ -65,12 +64,12 @@ class RetryPolicy:
         the bound then counts from ``started``."""
         import time
 
-        def spent(state: Any) -> bool:
-            return started is not None and time.monotonic() - started >= self.bound
-
+        # the window left: the bound counts from ``started`` when the caller began earlier
+        left = self.bound if started is None else max(
+            0.0, self.bound - (time.monotonic() - started))
         retrying = Retrying(
             retry=retry_if_exception(self.is_transient),
-            stop=stop_any(stop_after_delay(self.bound), spent),
+            stop=stop_after_delay(left),
             wait=wait_random_exponential(multiplier=self.initial, max=self.maximum),
             reraise=False,
         )
