@@ -29,16 +29,13 @@ from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
+from docfleet.state.registry import BACKENDS as REGISTRY
+from docfleet.state.registry import backend as registered
+from support import chaoslib, emulators
+from support.backends import STATE_URI_MAKERS
+from support.chaoslib import Result, Stack, pct
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "chaos"), str(ROOT / "worker")]
-
-import chaoslib  # noqa: E402
-from chaoslib import Result, Stack, pct  # noqa: E402
-
-import emulators  # noqa: E402
-from backends import STATE_URI_MAKERS  # noqa: E402
-from docfleet.state.registry import BACKENDS as REGISTRY  # noqa: E402
-from docfleet.state.registry import backend as registered  # noqa: E402
 
 BACKENDS = tuple(b.scheme for b in REGISTRY)
 

@@ -29,7 +29,6 @@ import contextlib
 import json
 import multiprocessing
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -112,9 +111,7 @@ class CloudBackends(contextlib.ExitStack):
 
     def __init__(self) -> None:
         super().__init__()
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        import backends
-        import emulators
+        from support import backends, emulators
 
         self.emulators = emulators
         self.makers = backends.STATE_URI_MAKERS

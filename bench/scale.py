@@ -36,6 +36,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from claims import CloudBackends
 from docfleet import pacing
 from docfleet.models import UnitState
 from docfleet.state import open_state_store, registry
@@ -43,8 +44,6 @@ from docfleet.state.opcount import FIELDS, load, marks, phase_totals
 from docfleet.state.schemas import dynamodb_count_shards, firestore_count_shards
 
 RESULTS = Path(__file__).parent / "results"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claims import CloudBackends  # noqa: E402
 
 # Published list prices (USD per operation, retrieved 2026-12) are each backend's
 # ``op_prices`` in docfleet.state.registry: DynamoDB on-demand us-east-1, Firestore nam5;

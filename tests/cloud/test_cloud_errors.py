@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import emulators
 from docfleet.blob import open_blob_store
 from docfleet.errors import MissingExtraError
 from docfleet.state import open_state_store, registry
-from fleet import cli
+from support import emulators
+from support.fleet import cli
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,6 @@ def test_an_unreachable_blob_store_is_one_line_after_the_retry_bound(kind: str) 
 
 
 def test_a_missing_table_or_bucket_is_a_config_error(request: pytest.FixtureRequest) -> None:
-    emulators.ensure_plugin(request.config)
     moto = request.getfixturevalue("moto_emulator")
     gcs = request.getfixturevalue("gcs_emulator")
     _one_line_error(cli("status", "r", "--state",
@@ -91,7 +90,6 @@ def _without_credentials(tmp_path: Path) -> dict[str, str]:
 
 
 def test_missing_credentials_are_one_line(request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    emulators.ensure_plugin(request.config)
     moto = request.getfixturevalue("moto_emulator")
     env = _without_credentials(tmp_path)
 

@@ -18,15 +18,15 @@ import psycopg
 import pytest
 from racers import race
 
-import emulators
-from backends import server_for
 from docfleet import clock
 from docfleet.errors import ConfigError, StoreUnavailableError
 from docfleet.models import RunSpec
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.postgres import SCHEMA_VERSION, PostgresStateStore
-from fleet import cli, start_fleet, wait_all, worker_env
+from support import emulators
+from support.backends import server_for
+from support.fleet import cli, start_fleet, wait_all, worker_env
 
 LEASE = 30.0
 

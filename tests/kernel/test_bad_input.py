@@ -15,7 +15,7 @@ from docfleet.logs import get_logger
 from docfleet.manifest import RunFiles
 from docfleet.settings import load_settings
 from docfleet.state import open_state_store
-from fleet import cli, start_worker, worker_env
+from support.fleet import cli, start_worker, worker_env
 
 
 def assert_clean_error(result, *needles: str, code: int = 2) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from docfleet.state import open_state_store
-from fleet import events, named, start_worker, wait_for_event, worker_env
+from support.fleet import events, named, start_worker, wait_for_event, worker_env
 
 PY = [sys.executable, "-m", "docfleet"]
 

@@ -9,7 +9,7 @@ from docfleet.blob import open_blob_store
 from docfleet.export import sink_path
 from docfleet.manifest import RunFiles
 from docfleet.telemetry import db_attributes, safe_uri
-from fleet import cli
+from support.fleet import cli
 
 
 def test_span_attributes_keep_the_empty_host() -> None:
