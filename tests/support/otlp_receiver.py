@@ -1,16 +1,13 @@
-"""A real OTLP/HTTP trace receiver on 127.0.0.1: accepts ``POST /v1/traces`` with an
-``ExportTraceServiceRequest`` (protobuf, optionally gzip), decodes it with
-opentelemetry-proto and keeps every span and the request headers. ``POST /token`` answers
-like an OAuth2 token endpoint (for a service-account key whose ``token_uri`` points here),
-so the ``gcp`` mode's authenticated export can be exercised offline."""
+"""A real OTLP/HTTP trace receiver on 127.0.0.1 (a :mod:`support.fake_http` server):
+accepts ``POST /v1/traces`` with an ``ExportTraceServiceRequest`` (protobuf, optionally
+gzip), decodes it with opentelemetry-proto and keeps every span and the request headers.
+``POST /token`` answers like an OAuth2 token endpoint (for a service-account key whose
+``token_uri`` points here), so the ``gcp`` mode's authenticated export can be exercised
+offline."""
 
 from __future__ import annotations
 
-import gzip
-import json
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
@@ -18,6 +15,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
+
+from support.fake_http import FakeHTTPServer, Reply, Request, error_reply
 
 TOKEN = "test-access-token"
 
@@ -43,54 +42,34 @@ class ReceivedSpan:
     events: list[str] = field(default_factory=list)
 
 
-class OTLPReceiver:
+class OTLPReceiver(FakeHTTPServer):
     """Start with ``with OTLPReceiver() as rx``; ``rx.endpoint`` is the base URL to put in
     ``OTEL_EXPORTER_OTLP_ENDPOINT``; ``rx.spans`` fills as exports arrive."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.spans: list[ReceivedSpan] = []
         self.requests = 0
         self.headers: list[dict[str, str]] = []
         self.token_requests = 0
-        self._lock = threading.Lock()
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if self.headers.get("Content-Encoding") == "gzip":
-                    body = gzip.decompress(body)
-                if self.path == "/token":
-                    receiver.token_requests += 1
-                    reply = json.dumps({"access_token": TOKEN, "expires_in": 3600,
-                                        "token_type": "Bearer"}).encode()
-                    self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(reply)))
-                    self.end_headers()
-                    self.wfile.write(reply)
-                    return
-                if self.path != "/v1/traces":
-                    self.send_error(404)
-                    return
-                request = ExportTraceServiceRequest.FromString(body)
-                receiver._add(request, {k.lower(): v for k, v in self.headers.items()})
-                reply = ExportTraceServiceResponse().SerializeToString()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/x-protobuf")
-                self.send_header("Content-Length", str(len(reply)))
-                self.end_headers()
-                self.wfile.write(reply)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
     def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.url
+
+    def handle(self, request: Request) -> Reply:
+        if request.method != "POST":
+            return error_reply(404, f"no route {request.method} {request.route}")
+        if request.path == "/token":
+            with self.lock:
+                self.token_requests += 1
+            return Reply(200, {"access_token": TOKEN, "expires_in": 3600,
+                               "token_type": "Bearer"})
+        if request.path != "/v1/traces":
+            return error_reply(404, f"no route {request.path}")
+        self._add(ExportTraceServiceRequest.FromString(request.body), request.headers)
+        return Reply(200, ExportTraceServiceResponse().SerializeToString(),
+                     content_type="application/x-protobuf")
 
     def _add(self, request: ExportTraceServiceRequest, headers: dict[str, str]) -> None:
         out = []
@@ -106,19 +85,11 @@ class OTLPReceiver:
                         start_ns=s.start_time_unix_nano, end_ns=s.end_time_unix_nano,
                         events=[e.name for e in s.events],
                     ))
-        with self._lock:
+        with self.lock:
             self.requests += 1
             self.headers.append(headers)
             self.spans.extend(out)
 
     def named(self, name: str) -> list[ReceivedSpan]:
-        with self._lock:
+        with self.lock:
             return [s for s in self.spans if s.name == name]
-
-    def __enter__(self) -> OTLPReceiver:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
