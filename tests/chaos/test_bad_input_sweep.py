@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from support.errors import assert_one_line_error
 from support.fleet import start_worker, worker_env
 from support.needs import require
 
@@ -109,15 +110,7 @@ def _cases() -> list[tuple[tuple[str, ...], str, list[str], str]]:
 
 def assert_one_clear_line(result: subprocess.CompletedProcess, needle: str,
                           where: Path) -> None:
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "Traceback" not in output, output
-    errors = [line for line in output.splitlines()
-              if re.match(r"^(error|Error)\b|^verify \S+: \d+ problem", line)]
-    assert len(errors) == 1, f"expected one error line:\n{output}"
-    assert needle in output, f"{needle!r} not in:\n{output}"
-    complete = list(where.rglob("manifest.json"))
-    assert not complete, f"something looks complete: {complete}"
+    assert_one_line_error(result, needle, in_line=False, nothing_under=where)
 
 
 @pytest.mark.parametrize(("cmd", "case", "args", "needle"),

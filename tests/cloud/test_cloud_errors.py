@@ -15,6 +15,7 @@ from docfleet.blob import open_blob_store
 from docfleet.errors import MissingExtraError
 from docfleet.state import open_state_store, registry
 from support import emulators
+from support.errors import assert_one_line_error
 from support.fleet import cli
 
 
@@ -41,12 +42,8 @@ def test_a_missing_sdk_names_the_extra_to_install(
 
 
 def _one_line_error(result, code: int, *needles: str) -> None:  # type: ignore[no-untyped-def]
-    assert result.returncode == code, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
+    line = assert_one_line_error(result, *needles, code=code, alone=True)
+    assert line.startswith("error: "), line
 
 
 @pytest.mark.parametrize("kind", ["dynamodb", "firestore"])
