@@ -1,6 +1,6 @@
 """Catalogue call throughput: calls/s of one task's completer (real litellm, real HTTP,
 the fleet budget's reserve/settle in a SQLite store) against the local fake provider of
-tests/catalogue/fake_llm.py, at 50 ms and 200 ms provider latency for concurrency 1, 8,
+tests/support/fake_llm.py, at 50 ms and 200 ms provider latency for concurrency 1, 8,
 32 and 128, as a ratio to the ideal (concurrency / latency). Prints a table and writes
 JSON to bench/results/catalogue.json.
 

@@ -1,4 +1,4 @@
-"""The long chaos run (issue 9): every fault scenario of ``tests/chaos/chaoslib.py``, N
+"""The long chaos run (issue 9): every fault scenario of ``tests/support/chaoslib.py``, N
 rounds on each state backend of the registry (SQLite, the Firestore emulator, the DynamoDB
 emulator, a PostgreSQL server), with seeded randomness. Prints a table and writes
 ``bench/results/chaos.json``:

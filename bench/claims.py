@@ -9,7 +9,7 @@ unit, and write JSON to bench/results/claims.json.
     python bench/claims.py --backends postgresql --units 20000 --procs 1,8,32
 
 ``--backends`` takes any scheme of the backend registry (plus ``firestore-tx``). Those with
-a test server run against tests/emulators.py's (started here, stopped at the end):
+a test server run against tests/support/emulators.py's (started here, stopped at the end):
 ``firestore`` (claims by update-time precondition), ``firestore-tx`` (claims by
 transaction), ``dynamodb`` (moto, single-threaded), ``postgresql`` (a throw-away Debian
 PostgreSQL server with fsync on: every commit waits for the disk), ``postgresql-async``

@@ -5,7 +5,7 @@ sleeps its poll interval between claims (what every store does) or waits on LIST
 
     python bench/idle_wait.py [--rounds 20] [--poll 1.0]
 
-A throw-away PostgreSQL server (tests/emulators.py, fsync on) is started and removed. Each
+A throw-away PostgreSQL server (tests/support/emulators.py, fsync on) is started and removed. Each
 round: the peer holds every unit, the idle task polls for work; the peer releases one unit
 after a random 0.2-0.8 s; the latency is release → the idle task's claim. While nothing
 happens both modes make one claim per poll interval (the same store traffic): LISTEN

@@ -12,7 +12,7 @@ Each cell runs N real ``docfleet work`` processes (the ``bench`` pack, one docum
 unit, file:// outputs) over U units. Once every other unit is DONE the benchmark holds
 the last unit for ``--hold`` seconds, so the whole fleet lingers (idle polls, reclaim
 queries) and waits at the end, as it would on one slow unit; then it releases it. Cloud
-stores run on the emulators of tests/emulators.py (started here, stopped at the end).
+stores run on the emulators of tests/support/emulators.py (started here, stopped at the end).
 Counts are what the clients sent; billed units follow the rules in opcount's docstring.
 Writes JSON to bench/results/scale.json and prints a table.
 """

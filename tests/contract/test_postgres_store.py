@@ -1,5 +1,5 @@
 """What the PostgreSQL state store promises beyond the shared contract suite, through a
-real throw-away PostgreSQL server (``tests/emulators.py``): credentials from the URI,
+real throw-away PostgreSQL server (``tests/support/emulators.py``): credentials from the URI,
 PGPASSWORD or .pgpass and never shown; a versioned schema created once under a race; one
 clock (the database's) for leases; claims that never wait on a peer's lock; the heartbeat
 on its own connection; LISTEN/NOTIFY for idle waiting; an outage ridden out, and a store
