@@ -1,6 +1,6 @@
 """Catalogue call throughput: calls/s of one task's completer (real litellm, real HTTP,
 the fleet budget's reserve/settle in a SQLite store) against the local fake provider of
-tests/catalogue/fake_llm.py, at 50 ms and 200 ms provider latency for concurrency 1, 8,
+tests/support/fake_llm.py, at 50 ms and 200 ms provider latency for concurrency 1, 8,
 32 and 128, as a ratio to the ideal (concurrency / latency). Prints a table and writes
 JSON to bench/results/catalogue.json.
 
@@ -34,16 +34,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "catalogue"))
 os.environ.setdefault("OPENAI_API_KEY", "sk-fake-key-for-the-local-bench-server")
-
-from fake_llm import FAKE_PRICE
 
 from docfleet.catalogue.budget import BudgetGuard
 from docfleet.catalogue.complete import CallSettings, ItemCompleter
 from docfleet.catalogue.llm import litellm_module
 from docfleet.catalogue.plan import parse_options
 from docfleet.state.sqlite import SQLiteStateStore
+from support.fake_llm import FAKE_PRICE
 
 MODEL = "openai/fake-bench"
 ITEMS_PER_VARIANT = 128  # 4 kinds x 8 lines x 4 locales
@@ -55,13 +53,12 @@ def calls_for(concurrency: int, latency: float, seconds: float) -> int:
 
 
 class RemoteServer:
-    """The fake provider in its own process (``python fake_llm.py``), so its threads do
-    not take the client's GIL; controlled over HTTP."""
+    """The fake provider in its own process (``python -m support.fake_llm``), so its
+    threads do not take the client's GIL; controlled over HTTP."""
 
     def __init__(self) -> None:
-        script = Path(__file__).resolve().parent.parent / "tests" / "catalogue" / "fake_llm.py"
-        self.proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
-                                     text=True)
+        self.proc = subprocess.Popen([sys.executable, "-m", "support.fake_llm"],
+                                     stdout=subprocess.PIPE, text=True)
         assert self.proc.stdout is not None
         self.api_base = self.proc.stdout.readline().strip()
         self.root = self.api_base.removesuffix("/v1")

@@ -1,4 +1,4 @@
-"""The long chaos run (issue 9): every fault scenario of ``tests/chaos/chaoslib.py``, N
+"""The long chaos run (issue 9): every fault scenario of ``tests/support/chaoslib.py``, N
 rounds on each state backend of the registry (SQLite, the Firestore emulator, the DynamoDB
 emulator, a PostgreSQL server), with seeded randomness. Prints a table and writes
 ``bench/results/chaos.json``:
@@ -29,16 +29,13 @@ from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
+from docfleet.state.registry import BACKENDS as REGISTRY
+from docfleet.state.registry import backend as registered
+from support import chaoslib, emulators
+from support.backends import STATE_URI_MAKERS
+from support.chaoslib import Result, Stack, pct
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "chaos"), str(ROOT / "worker")]
-
-import chaoslib  # noqa: E402
-from chaoslib import Result, Stack, pct  # noqa: E402
-
-import emulators  # noqa: E402
-from backends import STATE_URI_MAKERS  # noqa: E402
-from docfleet.state.registry import BACKENDS as REGISTRY  # noqa: E402
-from docfleet.state.registry import backend as registered  # noqa: E402
 
 BACKENDS = tuple(b.scheme for b in REGISTRY)
 

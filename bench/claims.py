@@ -9,7 +9,7 @@ unit, and write JSON to bench/results/claims.json.
     python bench/claims.py --backends postgresql --units 20000 --procs 1,8,32
 
 ``--backends`` takes any scheme of the backend registry (plus ``postgresql-async``). Those
-with a test server run against tests/emulators.py's (started here, stopped at the end):
+with a test server run against tests/support/emulators.py's (started here, stopped at the end):
 ``firestore`` (claims by update-time precondition; the transaction mode measured in
 ``results/claims_cloud.json`` as ``firestore-tx`` is gone), ``dynamodb`` (moto,
 single-threaded), ``postgresql`` (a throw-away Debian
@@ -30,7 +30,6 @@ import contextlib
 import json
 import multiprocessing
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -113,9 +112,7 @@ class CloudBackends(contextlib.ExitStack):
 
     def __init__(self) -> None:
         super().__init__()
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-        import backends
-        import emulators
+        from support import backends, emulators
 
         self.emulators = emulators
         self.makers = backends.STATE_URI_MAKERS

@@ -25,12 +25,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "worker"))
-
-from docfleet.blob.file import FileBlobStore  # noqa: E402
-from docfleet.finalize import find_gaps  # noqa: E402
-from docfleet.manifest import (  # noqa: E402
+from docfleet.blob.file import FileBlobStore
+from docfleet.finalize import find_gaps
+from docfleet.manifest import (
     Part,
     RunFiles,
     build_root,
@@ -40,8 +37,10 @@ from docfleet.manifest import (  # noqa: E402
     shard_key,
     verify_run,
 )
-from docfleet.models import RunSpec  # noqa: E402
-from docfleet.state.sqlite import SQLiteStateStore  # noqa: E402
+from docfleet.models import RunSpec
+from docfleet.state.sqlite import SQLiteStateStore
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def build(scratch: Path, documents: int, unit_size: int, doc_bytes: int) -> tuple:

@@ -5,7 +5,7 @@ sleeps its poll interval between claims (what every store does) or waits on LIST
 
     python bench/idle_wait.py [--rounds 20] [--poll 1.0]
 
-A throw-away PostgreSQL server (tests/emulators.py, fsync on) is started and removed. Each
+A throw-away PostgreSQL server (tests/support/emulators.py, fsync on) is started and removed. Each
 round: the peer holds every unit, the idle task polls for work; the peer releases one unit
 after a random 0.2-0.8 s; the latency is release → the idle task's claim. While nothing
 happens both modes make one claim per poll interval (the same store traffic): LISTEN
@@ -18,23 +18,21 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import threading
 import time
 import uuid
 from pathlib import Path
 
+from rich.console import Console
+from rich.table import Table
+
+from docfleet import clock
+from docfleet.models import RunSpec
+from docfleet.planner import plan_units
+from docfleet.state import open_state_store
+from support import emulators
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT / "tests")]
-
-from rich.console import Console  # noqa: E402
-from rich.table import Table  # noqa: E402
-
-import emulators  # noqa: E402
-from docfleet import clock  # noqa: E402
-from docfleet.models import RunSpec  # noqa: E402
-from docfleet.planner import plan_units  # noqa: E402
-from docfleet.state import open_state_store  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 

@@ -12,7 +12,7 @@ Each cell runs N real ``docfleet work`` processes (the ``bench`` pack, one docum
 unit, file:// outputs) over U units. Once every other unit is DONE the benchmark holds
 the last unit for ``--hold`` seconds, so the whole fleet lingers (idle polls, reclaim
 queries) and waits at the end, as it would on one slow unit; then it releases it. Cloud
-stores run on the emulators of tests/emulators.py (started here, stopped at the end).
+stores run on the emulators of tests/support/emulators.py (started here, stopped at the end).
 Counts are what the clients sent; billed units follow the rules in opcount's docstring.
 Writes JSON to bench/results/scale.json and prints a table.
 """
@@ -36,6 +36,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from claims import CloudBackends
 from docfleet import pacing
 from docfleet.models import UnitState
 from docfleet.state import open_state_store, registry
@@ -43,8 +44,6 @@ from docfleet.state.opcount import FIELDS, load, marks, phase_totals
 from docfleet.state.schemas import dynamodb_count_shards, firestore_count_shards
 
 RESULTS = Path(__file__).parent / "results"
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claims import CloudBackends  # noqa: E402
 
 # Published list prices (USD per operation, retrieved 2026-12) are each backend's
 # ``op_prices`` in docfleet.state.registry: DynamoDB on-demand us-east-1, Firestore nam5;

@@ -23,7 +23,6 @@ import json
 import multiprocessing
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,15 +31,11 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "tests" / "telemetry"))
-
-from otlp_receiver import OTLPReceiver
-
 from claims import RESULTS, drain, plan
 from docfleet import telemetry
 from docfleet.manifest import part_key
 from docfleet.state import open_state_store
+from support.otlp_receiver import OTLPReceiver
 
 #: Batch queue of the traced drains: large enough to hold a whole run's spans.
 QUEUE = 65536

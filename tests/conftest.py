@@ -1,4 +1,7 @@
-"""Shared fixtures. Tests never reach a cloud address: every client points at 127.0.0.1."""
+"""Shared fixtures. Tests never reach a cloud address: every client points at 127.0.0.1.
+
+The emulator fixtures (``firestore_emulator``, ``moto_emulator``, ``gcs_emulator``,
+``postgres_server``) come from the :mod:`support.emulator_fixtures` plugin."""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from backends import BLOB_BACKENDS, STATE_BACKENDS
-from needs import IN_CI, require
+from support.backends import BLOB_BACKENDS, STATE_BACKENDS
+from support.needs import IN_CI, require
 
 __all__ = ["IN_CI", "require"]
+
+pytest_plugins = ["support.emulator_fixtures"]
 
 os.environ.setdefault("NO_GCE_CHECK", "true")
 # Workers spawned by tests must not inherit a developer's settings.

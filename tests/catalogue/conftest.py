@@ -4,7 +4,8 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from fake_llm import FakeLLM
+
+from support.fake_llm import FakeLLM
 
 os.environ.setdefault("OPENAI_API_KEY", "sk-fake-key-for-the-local-test-server")
 

@@ -9,11 +9,11 @@ import signal
 from pathlib import Path
 
 from click.testing import CliRunner
-from fake_llm import FakeLLM
 
 from docfleet.catalogue.artifact import Catalogue
 from docfleet.cli import main
 from docfleet.state import open_state_store
+from support.fake_llm import FakeLLM
 
 
 def test_a_one_task_build_takes_its_flags_and_leaves_the_environment(

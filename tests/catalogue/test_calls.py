@@ -10,13 +10,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fake_llm import FAKE_PRICE, FakeLLM
-
 from docfleet.catalogue.budget import BudgetGuard
 from docfleet.catalogue.complete import CallSettings, Entry, ItemCompleter
 from docfleet.catalogue.llm import litellm_module
 from docfleet.catalogue.plan import parse_options
 from docfleet.state.sqlite import SQLiteStateStore
+from support.fake_llm import FAKE_PRICE, FakeLLM
 
 LOG = logging.getLogger("test.catalogue")
 

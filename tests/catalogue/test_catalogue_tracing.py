@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_llm import FakeLLM
+
+from support.fake_llm import FakeLLM
 
 pytestmark = pytest.mark.fleet
 MODEL = "openai/fake-a"

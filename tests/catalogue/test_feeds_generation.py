@@ -10,12 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_llm import FakeLLM
 
 from docfleet.blob import open_blob_store
 from docfleet.catalogue.artifact import Catalogue
 from docfleet.manifest import RunFiles
 from docfleet.shards import read_shard
+from support.fake_llm import FakeLLM
 
 pytestmark = pytest.mark.fleet
 

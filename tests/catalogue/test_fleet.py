@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_llm import FAKE_PRICE, FakeLLM
 
 from docfleet.catalogue.artifact import Catalogue
 from docfleet.catalogue.budget import ModelPrice
 from docfleet.catalogue.plan import parse_options
 from docfleet.catalogue.prompts import build_messages
 from docfleet.state import open_state_store
-from fleet import events, named, wait_for_event, worker_env
+from support.fake_llm import FAKE_PRICE, FakeLLM
+from support.fleet import events, named, wait_for_event, worker_env
 
 pytestmark = pytest.mark.fleet
 

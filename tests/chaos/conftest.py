@@ -1,4 +1,4 @@
-"""Chaos fixtures: one *stack* per state backend of the registry (``tests/backends.py``:
+"""Chaos fixtures: one *stack* per state backend of the registry (``support/backends.py``:
 SQLite, the Firestore and DynamoDB emulators, a PostgreSQL server), outputs on
 ``file://``, and a seeded RNG per test."""
 
@@ -10,9 +10,9 @@ import zlib
 from pathlib import Path
 
 import pytest
-from chaoslib import Stack
 
-from backends import STATE_BACKENDS, server_for
+from support.backends import STATE_BACKENDS, server_for
+from support.chaoslib import Stack
 
 #: Seed of every chaos test's RNG (env ``CHAOS_SEED``).
 SEED = int(os.environ.get("CHAOS_SEED", "9"))

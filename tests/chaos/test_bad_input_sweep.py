@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from fleet import start_worker, worker_env
+from support.errors import assert_one_line_error
+from support.fleet import start_worker, worker_env
+from support.needs import require
 
 PY = [sys.executable, "-m", "docfleet"]
 NUMERIC = re.compile(r"^\s+(--[a-z][a-z0-9-]*)\s+(INTEGER|FLOAT)(?: RANGE)?\b", re.M)
@@ -108,15 +110,7 @@ def _cases() -> list[tuple[tuple[str, ...], str, list[str], str]]:
 
 def assert_one_clear_line(result: subprocess.CompletedProcess, needle: str,
                           where: Path) -> None:
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "Traceback" not in output, output
-    errors = [line for line in output.splitlines()
-              if re.match(r"^(error|Error)\b|^verify \S+: \d+ problem", line)]
-    assert len(errors) == 1, f"expected one error line:\n{output}"
-    assert needle in output, f"{needle!r} not in:\n{output}"
-    complete = list(where.rglob("manifest.json"))
-    assert not complete, f"something looks complete: {complete}"
+    assert_one_line_error(result, needle, in_line=False, nothing_under=where)
 
 
 @pytest.mark.parametrize(("cmd", "case", "args", "needle"),
@@ -207,9 +201,9 @@ def test_a_corrupt_root_is_not_complete_and_resume_regenerates_it(tmp_path: Path
 
 # -- emulators: wrong credentials, unreachable endpoints, missing tables ----------------------
 def test_wrong_credentials_for_the_dynamodb_emulator_is_one_line(tmp_path: Path) -> None:
-    import emulators
+    from support import emulators
 
-    emulators._require(emulators.moto_available(), "moto[server] (DynamoDB/S3 emulator)")
+    require(emulators.moto_available(), "moto[server] (DynamoDB/S3 emulator)")
     port = emulators.free_port()
     # moto with authentication on: the test keys are not a known identity
     moto = emulators.Emulator("moto-auth", [sys.executable, str(emulators.HERE / "moto_server.py"),
@@ -232,9 +226,7 @@ def test_wrong_credentials_for_the_dynamodb_emulator_is_one_line(tmp_path: Path)
 
 
 def test_a_missing_dynamodb_table_is_one_line(tmp_path: Path, request) -> None:
-    import emulators
 
-    emulators.ensure_plugin(request.config)
     moto = request.getfixturevalue("moto_emulator")
     state = f"dynamodb://no-such-table?region=us-east-1&endpoint={moto.url}"
     result = docfleet("status", "r1", "--state", state, cwd=tmp_path)
@@ -246,7 +238,7 @@ def test_a_missing_dynamodb_table_is_one_line(tmp_path: Path, request) -> None:
     "dynamodb://docfleet?region=us-east-1&endpoint=http://127.0.0.1:{port}",
 ])
 def test_an_unreachable_store_is_one_line_and_exit_4(uri: str, tmp_path: Path) -> None:
-    import emulators
+    from support import emulators
 
     state = uri.format(port=emulators.free_port())  # nothing listens there
     for args in (["work", "--run-id", "r1", "--total", "10", "--out", "file://./out"],

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import random
 
-import chaoslib
 import pytest
-from chaoslib import Stack
+
+from support import chaoslib
+from support.chaoslib import Stack
 
 pytestmark = pytest.mark.fleet
 

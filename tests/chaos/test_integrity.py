@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import chaoslib
 import pytest
-from chaoslib import Stack
 
 from docfleet.models import UnitState
 from docfleet.state import open_state_store
-from fleet import cli, events, named, start_worker
+from support import chaoslib
+from support.chaoslib import Stack
+from support.fleet import cli, events, named, start_worker
 
 pytestmark = pytest.mark.fleet
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import chaoslib
 import pytest
-from chaoslib import Stack
 
-from backends import STATE_BACKENDS, server_for
+from support import chaoslib
+from support.backends import STATE_BACKENDS, server_for
+from support.chaoslib import Stack
 
 pytestmark = [pytest.mark.fleet, pytest.mark.timing]
 

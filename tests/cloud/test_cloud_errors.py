@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-import emulators
 from docfleet.blob import open_blob_store
 from docfleet.errors import MissingExtraError
 from docfleet.state import open_state_store, registry
-from fleet import cli
+from support import emulators
+from support.errors import assert_one_line_error
+from support.fleet import cli
 
 
 @pytest.mark.parametrize(
@@ -41,12 +42,8 @@ def test_a_missing_sdk_names_the_extra_to_install(
 
 
 def _one_line_error(result, code: int, *needles: str) -> None:  # type: ignore[no-untyped-def]
-    assert result.returncode == code, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
-    for needle in needles:
-        assert needle in lines[0], lines[0]
+    line = assert_one_line_error(result, *needles, code=code, alone=True)
+    assert line.startswith("error: "), line
 
 
 @pytest.mark.parametrize("kind", ["dynamodb", "firestore"])
@@ -67,7 +64,6 @@ def test_an_unreachable_blob_store_is_one_line_after_the_retry_bound(kind: str) 
 
 
 def test_a_missing_table_or_bucket_is_a_config_error(request: pytest.FixtureRequest) -> None:
-    emulators.ensure_plugin(request.config)
     moto = request.getfixturevalue("moto_emulator")
     gcs = request.getfixturevalue("gcs_emulator")
     _one_line_error(cli("status", "r", "--state",
@@ -91,7 +87,6 @@ def _without_credentials(tmp_path: Path) -> dict[str, str]:
 
 
 def test_missing_credentials_are_one_line(request: pytest.FixtureRequest, tmp_path: Path) -> None:
-    emulators.ensure_plugin(request.config)
     moto = request.getfixturevalue("moto_emulator")
     env = _without_credentials(tmp_path)
 

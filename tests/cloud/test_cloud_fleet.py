@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-import emulators
 from docfleet.models import UnitState
 from docfleet.state import open_state_store
-from fleet import (
+from support import emulators
+from support.fleet import (
     all_events,
     cli,
     events,
@@ -44,7 +44,6 @@ class Cloud:
 
 @pytest.fixture(params=["firestore+gs", "dynamodb+s3"])
 def cloud(request: pytest.FixtureRequest) -> Cloud:
-    emulators.ensure_plugin(request.config)
     suffix = uuid.uuid4().hex[:10]
     if request.param == "firestore+gs":
         fs = request.getfixturevalue("firestore_emulator")

@@ -10,17 +10,16 @@ import uuid
 import boto3
 import pytest
 
-import emulators
 from docfleet.errors import StoreUnavailableError
 from docfleet.models import RunSpec, UnitState
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.dynamodb import DynamoDBStateStore
+from support import emulators
 
 
 @pytest.fixture
 def table(request: pytest.FixtureRequest) -> tuple[str, str]:
-    emulators.ensure_plugin(request.config)
     moto = request.getfixturevalue("moto_emulator")
     name = f"stale-{uuid.uuid4().hex[:10]}"
     return emulators.make_dynamodb_table(moto, name) + "&retry_seconds=2", name

@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-import emulators
+from support import emulators
+from support.needs import require
 
 HERE = Path(__file__).resolve().parent.parent
 STARTER = f"""
 import sys, time
 sys.path.insert(0, {str(HERE)!r})
-import emulators
+from support import emulators
 moto = emulators.start_moto()
 print(moto.proc.pid, flush=True)
 time.sleep(600)
@@ -38,7 +39,7 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM])
 def test_a_killed_test_process_leaves_no_emulator_running(sig: int) -> None:
-    emulators._require(emulators.moto_available(), "moto[server] (DynamoDB/S3 emulator)")
+    require(emulators.moto_available(), "moto[server] (DynamoDB/S3 emulator)")
     runner = subprocess.Popen([sys.executable, "-c", STARTER], stdout=subprocess.PIPE,
                               text=True)
     assert runner.stdout is not None

@@ -9,25 +9,22 @@ from pathlib import Path
 
 import pytest
 
-import emulators
-from fleet import cli, start_worker, worker_env
+from support import emulators
+from support.fleet import cli, start_worker, worker_env
 
 
 @pytest.fixture
 def moto(request: pytest.FixtureRequest) -> emulators.Emulator:
-    emulators.ensure_plugin(request.config)
     return request.getfixturevalue("moto_emulator")
 
 
 @pytest.fixture
 def gcs(request: pytest.FixtureRequest) -> emulators.Emulator:
-    emulators.ensure_plugin(request.config)
     return request.getfixturevalue("gcs_emulator")
 
 
 @pytest.fixture
 def firestore(request: pytest.FixtureRequest) -> emulators.Emulator:
-    emulators.ensure_plugin(request.config)
     return request.getfixturevalue("firestore_emulator")
 
 

@@ -1,5 +1,5 @@
 """``list_runs`` and ``delete_run`` (docfleet list / delete), on every state store in
-tests/backends.py: a run's marker, units, spend and quarantine all go; idempotent; other
+tests/support/backends.py: a run's marker, units, spend and quarantine all go; idempotent; other
 runs untouched; the run id is free again."""
 
 from __future__ import annotations

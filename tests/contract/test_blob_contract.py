@@ -1,4 +1,4 @@
-"""The blob-store contract, run unchanged against every blob store in tests/backends.py."""
+"""The blob-store contract, run unchanged against every blob store in tests/support/backends.py."""
 
 from __future__ import annotations
 

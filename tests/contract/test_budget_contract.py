@@ -1,5 +1,5 @@
 """The fleet-budget contract (docs/design.md point 7): reserve → call → settle, on every state
-store in tests/backends.py. The cap is never passed by spent + reserved."""
+store in tests/support/backends.py. The cap is never passed by spent + reserved."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What the PostgreSQL state store promises beyond the shared contract suite, through a
-real throw-away PostgreSQL server (``tests/emulators.py``): credentials from the URI,
+real throw-away PostgreSQL server (``tests/support/emulators.py``): credentials from the URI,
 PGPASSWORD or .pgpass and never shown; a versioned schema created once under a race; one
 clock (the database's) for leases; claims that never wait on a peer's lock; the heartbeat
 on its own connection; LISTEN/NOTIFY for idle waiting; an outage ridden out, and a store
@@ -18,15 +18,15 @@ import psycopg
 import pytest
 from racers import race
 
-import emulators
-from backends import server_for
 from docfleet import clock
 from docfleet.errors import ConfigError, StoreUnavailableError
 from docfleet.models import RunSpec
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.postgres import SCHEMA_VERSION, PostgresStateStore
-from fleet import cli, start_fleet, wait_all, worker_env
+from support import emulators
+from support.backends import server_for
+from support.fleet import cli, start_fleet, wait_all, worker_env
 
 LEASE = 30.0
 

@@ -1,5 +1,5 @@
 """The coordination contract (docs/design.md), run unchanged against every state store in
-tests/backends.py. Times are passed explicitly, so lease expiry needs no sleeping."""
+tests/support/backends.py. Times are passed explicitly, so lease expiry needs no sleeping."""
 
 from __future__ import annotations
 

@@ -18,8 +18,8 @@ import pytest
 from click.testing import CliRunner
 
 from docfleet.cli import main
-from fleet import cli
-from needs import require
+from support.fleet import cli
+from support.needs import require
 
 CHROMIUM = os.environ.get("DOCFLEET_CHROMIUM_PATH") or shutil.which("chromium") or (
     "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)

@@ -16,7 +16,7 @@ from PIL import Image
 
 from docfleet.blob import open_blob_store
 from docfleet.export import RunReader, export_run
-from fleet import cli
+from support.fleet import cli
 
 TABLES = ["cells", "fields", "invoices", "labels", "line_items", "lines", "links", "pages",
           "words"]

@@ -18,7 +18,7 @@ from exportlib import Run, invoice_run, invoke
 
 from docfleet.scoring import assign
 from docfleet.scoring.normalize import parse_date, parse_number
-from fleet import cli
+from support.fleet import cli
 
 
 @pytest.fixture(scope="module")

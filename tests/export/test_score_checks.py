@@ -12,7 +12,7 @@ import pytest
 from exportlib import Run, invoice_run
 
 from docfleet.scoring.normalize import currencies_named, matches
-from fleet import cli
+from support.fleet import cli
 
 
 @pytest.fixture(scope="module")

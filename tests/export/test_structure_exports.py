@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from exportlib import Run, invoice_run, invoke
 
-from needs import require
+from support.needs import require
 
 
 @pytest.fixture(scope="module")

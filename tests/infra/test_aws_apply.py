@@ -18,7 +18,7 @@ import pytest
 from infra_tools import REPO, find_provider_mirror, terraform, terraform_env
 
 from docfleet.state.schemas import DYNAMODB_TABLE
-from needs import require
+from support.needs import require
 
 ROOT = REPO / "terraform" / "examples" / "aws-local"
 REGION = "us-east-1"
@@ -26,7 +26,7 @@ REGION = "us-east-1"
 
 @pytest.fixture(scope="module")
 def moto() -> Iterator[object]:
-    from emulators import moto_available, start_moto
+    from support.emulators import moto_available, start_moto
 
     require(moto_available(), "moto[server]")
     server = start_moto()

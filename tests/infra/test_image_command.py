@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from infra_tools import REPO, TERRAFORM, load_dir, load_hcl
 
-from needs import require
+from support.needs import require
 
 EXTRAS = "gcp,aws,render,llm,export,postgres"
 

@@ -10,7 +10,7 @@ import subprocess
 import yaml
 from infra_tools import REPO, tool
 
-from needs import require
+from support.needs import require
 
 WORKFLOWS = REPO / ".github" / "workflows"
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from infra_tools import TERRAFORM, load_dir, load_hcl, tf_files, tool
 
-from needs import require
+from support.needs import require
 
 MODULE_FILES = ("main.tf", "variables.tf", "outputs.tf", "versions.tf")
 FOLDERS = ["modules/aws", "modules/gcp", "env"]

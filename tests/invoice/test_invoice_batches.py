@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pdftext import normalise, text_in_boxes
 
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import BATCH, InvoiceSession
 from docfleet.render.browser import Chromium, RenderError
 from docfleet.settings import CHROMIUM_CANDIDATES, load_settings
-from needs import require
+from support.needs import require
+from support.pdftext import normalise, text_in_boxes
 
 OPTIONS = {"conditions": "clean:3,scan:1", "lines": "1-14"}
 RUN = "batches"

@@ -15,8 +15,6 @@ from typing import Any
 import pyarrow.parquet as pq
 import pypdfium2 as pdfium
 import pytest
-from capturegeom import geometry
-from pdftext import page_texts
 
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
@@ -25,7 +23,9 @@ from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.render.browser import Chromium
 from docfleet.render.capture import apply
 from docfleet.settings import load_settings
-from needs import require
+from support.capturegeom import geometry
+from support.needs import require
+from support.pdftext import page_texts
 
 LOCALES = tuple(JURISDICTIONS)
 CONDITIONS = ("photo", "fax", "annotated")

@@ -19,7 +19,7 @@ from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.schema import TABLES
 from docfleet.settings import load_settings
 from docfleet.shards import shard_bytes
-from needs import require
+from support.needs import require
 
 TOTAL = 200
 

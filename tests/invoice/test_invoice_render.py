@@ -18,7 +18,6 @@ from typing import Any
 
 import pypdfium2 as pdfium
 import pytest
-from pdftext import normalise, page_texts, text_in_boxes
 from pypdf import PdfReader
 
 from docfleet.packs.base import RenderedDocument
@@ -31,7 +30,8 @@ from docfleet.render.scan import ScanParams
 from docfleet.seeding import document_seed
 from docfleet.settings import load_settings
 from docfleet.shards import shard_bytes
-from needs import require
+from support.needs import require
+from support.pdftext import normalise, page_texts, text_in_boxes
 
 LOCALES = tuple(JURISDICTIONS)
 PER_COMBO = 1

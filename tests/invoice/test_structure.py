@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pdftext import page_texts
 from pypdf import PdfReader
 
 from docfleet.packs.base import RenderedDocument
@@ -21,7 +20,8 @@ from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.render.browser import Chromium
 from docfleet.settings import load_settings
-from needs import require
+from support.needs import require
+from support.pdftext import page_texts
 
 #: every label the templates print for a value, by the field it labels
 LABELLED = {"invoice_number", "issue_date", "due_date", "po_number", "buyer_name",

@@ -10,17 +10,16 @@ from pathlib import Path
 
 import pytest
 
-import backends
-import emulators
 from docfleet import telemetry, uris
 from docfleet.errors import ConfigError
 from docfleet.settings import load_settings
 from docfleet.state import open_state_store, registry
+from support import backends, emulator_fixtures, emulators
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMES = set(registry.schemes())
 #: The registry itself, and the tests' URI makers (checked against it at import).
-SOURCES_OF_TRUTH = {ROOT / "worker/docfleet/state/registry.py", ROOT / "tests/backends.py"}
+SOURCES_OF_TRUTH = {ROOT / "worker/docfleet/state/registry.py", ROOT / "tests/support/backends.py"}
 #: Per-backend data that is not a list of backends: a backend missing here has no price.
 ALLOWED: dict[Path, str] = {}  # file -> why it may list backends (none needed today)
 
@@ -34,7 +33,7 @@ def test_every_entry_names_an_opener_a_db_system_and_a_test_server_that_exist() 
             module, _, function = entry.init.partition(":")
             assert callable(getattr(importlib.import_module(module), function)), entry
         if entry.test_server is not None:
-            assert hasattr(emulators, entry.test_server), entry  # the pytest fixture
+            assert hasattr(emulator_fixtures, entry.test_server), entry  # the fixture
             assert entry.test_server in emulators.STARTERS, entry  # and the bench starter
     assert set(backends.STATE_URI_MAKERS) == SCHEMES == set(backends.STATE_BACKENDS)
 

@@ -15,14 +15,8 @@ from docfleet.logs import get_logger
 from docfleet.manifest import RunFiles
 from docfleet.settings import load_settings
 from docfleet.state import open_state_store
-from fleet import cli, start_worker, worker_env
-
-
-def assert_clean_error(result, *needles: str, code: int = 2) -> None:
-    assert result.returncode == code, (result.stdout, result.stderr)
-    assert "Traceback" not in result.stderr + result.stdout
-    for needle in needles:
-        assert needle in result.stderr, result.stderr
+from support.errors import assert_one_line_error
+from support.fleet import cli, start_worker, worker_env
 
 
 @pytest.mark.parametrize(
@@ -44,13 +38,13 @@ def test_bad_flags_give_one_clear_line(tmp_path: Path, args: list[str], needles:
     base = ["--run-id", "r1", "--total", "10", "--state", f"sqlite:///{tmp_path}/s.db",
             "--out", f"file://{tmp_path}/out", "--pack", "bench"]
     result = cli("work", *base, *args)
-    assert_clean_error(result, *needles)
+    assert_one_line_error(result, *needles, code=2)
     assert not (tmp_path / "out" / "r1" / "manifest.json").exists()
 
 
 def test_a_bad_flag_value_type_is_a_usage_error(tmp_path: Path) -> None:
     result = cli("run", "--total", "many")
-    assert_clean_error(result, "'many' is not a valid integer")
+    assert_one_line_error(result, "'many' is not a valid integer", code=2)
 
 
 def test_settings_from_env_are_validated_with_their_source(monkeypatch) -> None:
@@ -65,13 +59,13 @@ def test_a_run_id_reused_with_other_parameters_is_refused(tmp_path: Path, run_id
                         ).wait(30) == 0
     result = cli("work", "--run-id", run_id, "--total", "25", "--unit-size", "5",
                  "--pack", "bench", "--state", state, "--out", out)
-    assert_clean_error(result, f"run '{run_id}' already exists with other parameters",
-                       "total: stored 20 vs given 25", "use a new --run-id")
+    assert_one_line_error(result, f"run '{run_id}' already exists with other parameters",
+                       "total: stored 20 vs given 25", "use a new --run-id", code=2)
 
 
 def test_a_new_run_without_total_is_refused(tmp_path: Path) -> None:
     result = cli("work", "--run-id", "fresh", "--state", f"sqlite:///{tmp_path}/s.db")
-    assert_clean_error(result, "does not exist yet and no total was given")
+    assert_one_line_error(result, "does not exist yet and no total was given", code=2)
 
 
 def test_status_of_an_unknown_run(tmp_path: Path) -> None:
@@ -79,7 +73,7 @@ def test_status_of_an_unknown_run(tmp_path: Path) -> None:
 
     open_state_store(f"sqlite:///{tmp_path}/s.db").close()
     result = cli("status", "ghost", "--state", f"sqlite:///{tmp_path}/s.db")
-    assert_clean_error(result, "run 'ghost' does not exist")
+    assert_one_line_error(result, "run 'ghost' does not exist", code=2)
 
 
 def test_read_only_commands_never_create_state(tmp_path: Path) -> None:
@@ -88,7 +82,7 @@ def test_read_only_commands_never_create_state(tmp_path: Path) -> None:
     for args in (["status", "r1"], ["verify", "r1", "--out", f"file://{tmp_path}/o"],
                  ["resume", "r1"]):
         result = cli(*args, "--state", f"sqlite:///{typo}")
-        assert_clean_error(result, "does not exist", "nothing was created")
+        assert_one_line_error(result, "does not exist", "nothing was created", code=2)
     assert not (tmp_path / "no").exists()
 
 
@@ -111,14 +105,16 @@ def test_verify_names_a_tampered_document(tmp_path: Path, run_id: str) -> None:
     doc = tmp_path / "out" / run_id / "documents" / "000012.json"
     doc.write_bytes(doc.read_bytes().replace(b"value", b"VALUE"))
     result = cli("verify", run_id, "--out", out)
-    assert_clean_error(result, "unit 1:", "000012.json does not match", code=1)
+    assert_one_line_error(result, "unit 1:", "000012.json does not match", code=1,
+                          in_line=False)  # the report names it under its header
 
 
 def test_verify_refuses_a_corrupt_root(tmp_path: Path, run_id: str) -> None:
     _, out = _finished_run(tmp_path, run_id)
     root = tmp_path / "out" / run_id / "manifest.json"
     root.write_bytes(root.read_bytes()[:40])
-    assert_clean_error(cli("verify", run_id, "--out", out), "is not valid JSON", code=1)
+    assert_one_line_error(cli("verify", run_id, "--out", out), "is not valid JSON", code=1,
+                          in_line=False)
 
 
 @pytest.mark.parametrize("damage", ["delete-part", "corrupt-part", "delete-shard"])

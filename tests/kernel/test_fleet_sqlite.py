@@ -13,7 +13,7 @@ import pytest
 
 from docfleet.models import UnitState
 from docfleet.state import open_state_store
-from fleet import (
+from support.fleet import (
     all_events,
     cli,
     events,

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from docfleet.state import open_state_store
-from fleet import events, named, start_worker, wait_for_event, worker_env
+from support.errors import assert_one_line_error
+from support.fleet import events, named, start_worker, wait_for_event, worker_env
 
 PY = [sys.executable, "-m", "docfleet"]
 
@@ -35,15 +36,7 @@ def run(*args: str, cwd: Path, limit_bytes: int | None = None,
 
 
 def one_line(result: subprocess.CompletedProcess, code: int, *needles: str) -> None:
-    assert result.returncode == code, (result.returncode, result.stdout, result.stderr)
-    text = result.stdout + result.stderr
-    assert "Traceback" not in text, text
-    # click's usage errors add its "Usage:" / "Try ... --help" lines around the one error
-    lines = [x for x in result.stderr.splitlines() if x.strip()
-             and not x.startswith(("Usage:", "Try '"))]
-    assert len(lines) == 1 and lines[0].startswith(("error:", "Error:")), lines
-    for needle in needles:
-        assert needle in lines[0], lines[0]
+    assert_one_line_error(result, *needles, code=code, alone=True)
 
 
 def test_a_state_file_that_is_not_sqlite_is_one_line(tmp_path: Path) -> None:

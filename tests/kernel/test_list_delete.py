@@ -10,7 +10,7 @@ from pathlib import Path
 from docfleet.blob import open_blob_store
 from docfleet.models import RunSpec
 from docfleet.state import open_state_store
-from fleet import cli, start_worker, worker_env
+from support.fleet import cli, start_worker, worker_env
 
 
 def _work(state: str, out: str, run_id: str, log: Path, total: int = 6) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from fleet import cli, start_fleet, wait_all, worker_env
+from support.fleet import cli, start_fleet, wait_all, worker_env
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 

@@ -17,7 +17,7 @@ import pytest
 from docfleet.models import UnitState
 from docfleet.state import open_state_store
 from docfleet.state.opcount import load, marks, phase_totals
-from fleet import start_fleet, wait_all, worker_env
+from support.fleet import start_fleet, wait_all, worker_env
 
 pytestmark = pytest.mark.fleet
 

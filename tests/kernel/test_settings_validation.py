@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docfleet.settings import FLAGS, Settings
-from fleet import cli
+from support.fleet import cli
 
 EXISTING_FLAGS = set(FLAGS.values()) | {"--tasks", "--log-dir", "--dry-run"}
 

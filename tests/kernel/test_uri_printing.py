@@ -10,7 +10,7 @@ from docfleet.export import sink_path
 from docfleet.manifest import RunFiles
 from docfleet.telemetry import db_attributes
 from docfleet.uris import redact
-from fleet import cli
+from support.fleet import cli
 
 
 def test_span_attributes_keep_the_empty_host() -> None:

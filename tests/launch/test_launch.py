@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_cloud_run import FakeCloudRun
 
-from needs import require
+from support.fake_cloud_run import FakeCloudRun
+from support.needs import require
 
 PROJECT, REGION = "docfleet-test", "europe-west1"
 

@@ -16,7 +16,7 @@ from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.purchase_order import PurchaseOrderPack
 from docfleet.packs.receipt import ReceiptPack
 from docfleet.packs.templated import StepsPack, round_money
-from invoice.pdftext import normalise
+from support.pdftext import normalise
 
 PACKS: dict[str, StepsPack] = {
     "receipt": ReceiptPack(),

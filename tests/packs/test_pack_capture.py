@@ -18,9 +18,9 @@ from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from docfleet.render.capture import apply
 from docfleet.settings import load_settings
-from invoice.capturegeom import geometry
-from invoice.pdftext import page_texts
-from needs import require
+from support.capturegeom import geometry
+from support.needs import require
+from support.pdftext import page_texts
 
 LOCALES = tuple(JURISDICTIONS)
 CONDITIONS = ("photo", "fax", "annotated")

@@ -18,7 +18,7 @@ from packlib import CHECKS, HEAD, PACKS
 
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.settings import load_settings
-from needs import require
+from support.needs import require
 
 TOTAL = 40
 #: en-US (Letter, ABA), de-DE (A4, IBAN, no-break spaces), ja-JP (CJK, whole yen, a

@@ -28,8 +28,8 @@ from docfleet.packs.invoice.options import CONDITIONS
 from docfleet.packs.purchase_order.context import LABELS as ORDER_LABELS
 from docfleet.packs.receipt.context import LABELS as RECEIPT_LABELS
 from docfleet.settings import load_settings
-from invoice.pdftext import page_texts, text_in_boxes
-from needs import require
+from support.needs import require
+from support.pdftext import page_texts, text_in_boxes
 
 NAMES = ("invoice", *PACKS)
 HEADS = {"invoice": "invoices", **HEAD}

@@ -25,8 +25,8 @@ from docfleet.render.browser import Chromium
 from docfleet.render.layout import PX_TO_PT
 from docfleet.settings import load_settings
 from docfleet.shards import shard_bytes
-from invoice.pdftext import page_texts, text_in_boxes
-from needs import require
+from support.needs import require
+from support.pdftext import page_texts, text_in_boxes
 
 LOCALES = tuple(JURISDICTIONS)
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fleet import all_events, cli, named
+from support.fleet import all_events, cli, named
 
 pytestmark = pytest.mark.fleet
 

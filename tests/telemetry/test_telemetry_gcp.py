@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
-from otlp_receiver import TOKEN, OTLPReceiver
 
 from docfleet.telemetry import GCP_TRACES_ENDPOINT
-from fleet import events, named, start_worker, wait_all, worker_env
+from support.fleet import events, named, start_worker, wait_all, worker_env
+from support.otlp_receiver import TOKEN, OTLPReceiver
 
 pytestmark = pytest.mark.fleet
 PROJECT = "demo-gcp-project"

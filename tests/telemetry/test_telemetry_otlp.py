@@ -13,9 +13,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from otlp_receiver import OTLPReceiver
 
-from fleet import events, named, wait_for_event
+from support.fleet import events, named, wait_for_event
+from support.otlp_receiver import OTLPReceiver
 
 pytestmark = pytest.mark.fleet
 

@@ -12,8 +12,8 @@ import pytest
 
 from docfleet.packs.invoice.pack import BATCH
 from docfleet.settings import load_settings
-from fleet import start_worker, wait_all, worker_env
-from needs import require
+from support.fleet import start_worker, wait_all, worker_env
+from support.needs import require
 
 pytestmark = pytest.mark.fleet
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from docfleet.state import open_state_store
-from fleet import cli
-from needs import require
+from support.fleet import cli
+from support.needs import require
 
 pytestmark = pytest.mark.fleet
 

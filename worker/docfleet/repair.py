@@ -22,8 +22,8 @@ from docfleet import clock
 from docfleet.errors import RunNotFoundError
 from docfleet.finalize import root_problems
 from docfleet.manifest import ROOT_KEY, RunFiles, check_part
-from docfleet.models import Run, RunState, UnitState
-from docfleet.state.base import CoordinationStore, StateStore
+from docfleet.models import RunState, UnitState
+from docfleet.state.base import CoordinationStore
 
 
 @dataclass
@@ -79,16 +79,3 @@ def repair_run(store: CoordinationStore, files: RunFiles, *, now: float | None =
     after = store.get_run(run.run_id)
     report.state_after = after.state.value if after else "?"
     return report
-
-
-def reclaim_expired(store: StateStore, run: Run, *, now: float | None = None
-                    ) -> tuple[int, int]:
-    """Before workers restart on stored run ``run`` (``catalogue build`` of an existing
-    catalogue): reclaim its expired leases (a unit on its last attempt becomes FAILED)
-    and release its expired budget reservations, so the new workers neither wait a lease
-    for dead peers' units nor count their reserved spend. Returns (units reclaimed,
-    reservations released). Idempotent; touches no outputs."""
-    now = clock.now() if now is None else now
-    reclaimed = store.reclaim_expired_units(run.run_id, run.spec.max_attempts, now)
-    released = store.release_expired_reservations(run.run_id, now)
-    return reclaimed, released

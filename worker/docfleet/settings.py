@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     #: chromium; measured: bench/documents.py) and how many pages one task keeps in flight
     chromium_path: str = Field(default_factory=lambda: default_chromium())
     render_pages: int = Field(default=2, ge=1, le=16)  # measured: bench/documents.py
+    #: where compiled templates are cached ("" = the user cache dir, "off" = no cache);
+    #: read by docfleet.render.template_cache
+    template_cache: str = ""
     #: `docfleet launch`: the Cloud Run job, its project and region (Terraform's outputs)
     cloud_run_job: str = "docfleet"
     cloud_run_project: str | None = None

@@ -80,11 +80,11 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     """
     from docfleet.blob import open_blob_store
     from docfleet.catalogue.pack import CataloguePack
+    from docfleet.catalogue.restart import reclaim_expired
     from docfleet.catalogue.settings import CatalogueSettings
     from docfleet.errors import ConfigError
     from docfleet.logs import setup_logging
     from docfleet.models import RunState, UnitState
-    from docfleet.repair import reclaim_expired
     from docfleet.runspec import check_ready, resolve_spec
     from docfleet.settings import load_settings
     from docfleet.state import open_state_store

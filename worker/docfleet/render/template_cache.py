@@ -28,7 +28,9 @@ ENV_VAR = "DOCFLEET_TEMPLATE_CACHE"
 
 
 def cache_dir() -> Path | None:
-    """Where compiled templates live, or ``None`` when the cache is off."""
+    """Where compiled templates live, or ``None`` when the cache is off. Read from the
+    environment (``Settings.template_cache`` documents and validates the same variable):
+    the Jinja environment is built once per process, before any settings object."""
     configured = os.environ.get(ENV_VAR, "").strip()
     if configured.lower() in ("off", "none", "0", "false"):
         return None

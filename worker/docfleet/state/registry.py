@@ -3,10 +3,11 @@ reads it: URI parsing and settings validation (:func:`schemes`), :func:`open_sta
 telemetry's ``db.system.name``, the tests' contract and chaos suites and the benches
 (through :attr:`StateBackend.test_server`).
 
-Adding a backend is one module with an ``open_…(parsed, *, create) -> StateStore`` function, one
-:class:`StateBackend` entry below, and its test-server hook in ``tests/emulators.py`` /
-``tests/backends.py``. The module takes its unit transition rules from
-:mod:`docfleet.state.rules` and its cloud clients from :mod:`docfleet.cloud`. Opening is
+Adding a backend is one module with an ``open_…(parsed, *, create) -> StateStore`` function,
+one :class:`StateBackend` entry below, and its test-server hook in
+``tests/support/emulator_fixtures.py`` / ``tests/support/backends.py``. The module takes
+its unit transition rules from :mod:`docfleet.state.rules` and its cloud clients from
+:mod:`docfleet.cloud`. Opening is
 lazy: a backend's module (and its SDK) is imported only when a URI of its scheme is opened.
 """
 
@@ -32,7 +33,8 @@ class StateBackend:
     returning a :class:`StateStore` (it raises :class:`ConfigError` for a bad URI and
     :class:`MissingExtraError` naming ``extra`` when the SDK is missing). ``db_system`` is
     the OpenTelemetry ``db.system.name``. ``test_server`` names the pytest session fixture
-    of ``tests/emulators.py`` that serves the backend in tests (``None``: nothing to start).
+    of ``tests/support/emulator_fixtures.py`` that serves the backend in tests (``None``:
+    nothing to start).
     ``op_prices`` is the published list price in USD of one read and one write operation
     (``bench/scale.py`` prices a run with it; 0 for a store billed by the machine).
     ``init`` is the ``"module:function"`` that ``docfleet store init`` runs on a parsed URI

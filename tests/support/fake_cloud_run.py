@@ -1,4 +1,5 @@
-"""A local fake of the Cloud Run Admin API v2 (``jobs.run`` only), on 127.0.0.1.
+"""A local fake of the Cloud Run Admin API v2 (``jobs.run``, ``jobs.get``), on 127.0.0.1
+(a :mod:`support.fake_http` server).
 
 It checks the shape of each ``RunJobRequest`` it gets, answers a long-running operation
 whose metadata is the Execution (as the real API does), and can act as Cloud Run itself:
@@ -12,71 +13,49 @@ import os
 import re
 import subprocess
 import sys
-import threading
 import uuid
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from support.fake_http import FakeHTTPServer, Reply, Request
 
 RUN_PATH = re.compile(r"^/v2/projects/([^/]+)/locations/([^/]+)/jobs/([^/:]+):run$")
 JOB_PATH = re.compile(r"^/v2/projects/([^/]+)/locations/([^/]+)/jobs/([^/:]+)$")
 
 
-class FakeCloudRun:
-    """``jobs`` maps job names to their base env (what Terraform set on the job)."""
+class FakeCloudRun(FakeHTTPServer):
+    """``jobs`` maps job names to their base env (what Terraform set on the job).
+    :attr:`requests` holds each ``jobs.run`` call (project, region, job, body), :attr:`errors`
+    what :func:`check_request` refused."""
 
     def __init__(self, jobs: dict[str, dict[str, str]], workdir: Path,
                  start_tasks: bool = False) -> None:
+        super().__init__()
         self.jobs = jobs
         self.workdir = workdir
         self.start_tasks = start_tasks
         self.requests: list[dict[str, Any]] = []
         self.errors: list[str] = []
         self.tasks: list[subprocess.Popen[bytes]] = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
-    def __enter__(self) -> FakeCloudRun:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def stop(self) -> None:
+        """Stop serving and kill the tasks it started."""
+        super().stop()
         for proc in self.tasks:
             if proc.poll() is None:
                 proc.kill()
             proc.wait()
 
     # -- the API ---------------------------------------------------------------------------
-    def _handler(self) -> Callable[..., BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:  # quiet
-                pass
-
-            def _reply(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length) if length else b""
-                status, body = fake.run_job(self.path, self.headers.get("Content-Type", ""),
-                                            raw)
-                self._reply(status, body)
-
-            def do_GET(self) -> None:
-                self._reply(*fake.get_job(self.path))
-
-        return Handler
+    def handle(self, request: Request) -> Reply:
+        if request.method == "POST":
+            status, body = self.run_job(request.path, request.headers.get("content-type", ""),
+                                        request.body)
+        elif request.method == "GET":
+            status, body = self.get_job(request.path)
+        else:
+            status, body = 404, _error(404, "NOT_FOUND", f"no route {request.method}")
+        return Reply(status, body)
 
     def get_job(self, path: str) -> tuple[int, dict[str, Any]]:
         """``GET /v2/projects/P/locations/R/jobs/J``: the job with its container env."""

@@ -3,7 +3,7 @@
 The stock ``moto_server`` is threaded and lets two conditional writers both win; this
 script wraps moto's app in werkzeug's ``run_simple(..., threaded=False)``.
 
-Usage: ``python tests/moto_server.py PORT`` (binds 127.0.0.1).
+Usage: ``python tests/support/moto_server.py PORT`` (binds 127.0.0.1).
 """
 
 from __future__ import annotations

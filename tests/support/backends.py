@@ -1,7 +1,7 @@
 """Backends for the parametrised contract suite, the chaos suite and the fleet tests.
 
 The state backends are the registry's (:mod:`docfleet.state.registry`): each entry names
-the session fixture of ``tests/emulators.py`` that serves it (``test_server``), and
+the session fixture of :mod:`support.emulator_fixtures` that serves it (``test_server``), and
 :data:`STATE_URI_MAKERS` below says how to make a fresh namespace in that server. A factory
 ``(request, tmp_path) -> URI`` pulls its server lazily with ``request.getfixturevalue``, so
 a test that only uses SQLite never starts one."""
@@ -21,7 +21,7 @@ UriFactory = Callable[[pytest.FixtureRequest, Path], str]
 
 # Imported now, not lazily: it sets dummy AWS keys and strips cloud credentials from the
 # environment before any process (the contract suite's spawned pool) inherits it.
-import emulators  # noqa: E402
+from support import emulators  # noqa: E402
 
 
 def unique(prefix: str) -> str:
@@ -44,7 +44,6 @@ def server_for(request: pytest.FixtureRequest, scheme: str) -> emulators.Emulato
     fixture = backend(scheme).test_server
     if fixture is None:
         return None
-    emulators.ensure_plugin(request.config)
     return request.getfixturevalue(fixture)  # type: ignore[no-any-return]
 
 
@@ -60,7 +59,6 @@ def _file(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def _emulator(request: pytest.FixtureRequest, name: str) -> emulators.Emulator:
-    emulators.ensure_plugin(request.config)
     return request.getfixturevalue(name)  # type: ignore[no-any-return]
 
 
