@@ -411,6 +411,8 @@ class Worker:
                 context = PackContext(self.store, self.spec.run_id, self.identity.owner,
                                       self.settings, self.log, self.stop,
                                       self.pack_settings)
+                # a pack that declares uses_context takes open(options, context=...);
+                # the DocumentPack protocol states the plain open(options) of all packs
                 self._session = self.pack.open(  # type: ignore[call-arg]
                     self.spec.options, context=context)
             else:

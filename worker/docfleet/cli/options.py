@@ -8,7 +8,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import click
 
@@ -29,7 +29,7 @@ def friendly_errors(fn: F) -> F:
             click.echo(f"error: {exc}", err=True)
             sys.exit(exc.exit_code)
 
-    return wrapper  # type: ignore[return-value]
+    return cast(F, wrapper)  # functools.wraps keeps the signature
 
 
 def parse_options(values: tuple[str, ...]) -> dict[str, Any] | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from typing import Any
+from typing import Any, Literal
 
 import click
 
@@ -65,10 +65,12 @@ def list_runs(state: str | None, as_json: bool) -> None:
         return
     table = Table(title=f"runs in {store.uri}", box=box.SIMPLE, pad_edge=False,
                   caption="units: done/failed/all; times local; --json for epochs")
-    for name, justify in (("run", "left"), ("pack", "left"), ("state", "left"),
-                          ("docs", "right"), ("units", "right"),
-                          ("created", "left"), ("completed", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    columns: tuple[tuple[str, Literal["left", "right"]], ...] = (
+        ("run", "left"), ("pack", "left"), ("state", "left"),
+        ("docs", "right"), ("units", "right"),
+        ("created", "left"), ("completed", "left"))
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
     for r in rows:
         u = r["units"]
         table.add_row(r["run_id"], r["pack"], r["state"], str(r["total"]),

@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -169,7 +169,7 @@ def traced(name: str, attributes: Callable[..., Attributes] | None = None) -> Ca
             with _tracer.start_as_current_span(name, attributes=attrs):
                 return fn(*args, **kwargs)
 
-        return call  # type: ignore[return-value]
+        return cast(F, call)  # functools.wraps keeps the signature
 
     return wrap
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from opentelemetry.trace import INVALID_SPAN, Span, SpanKind
 
@@ -124,6 +124,6 @@ def traced_llm(fn: F) -> F:
                        cost_nano_usd=cost() if callable(cost) else None)
             return result
 
-    return call  # type: ignore[return-value]
+    return cast(F, call)  # functools.wraps keeps the signature
 
 
