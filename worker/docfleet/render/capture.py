@@ -30,12 +30,13 @@ import math
 import random
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pypdfium2 as pdfium
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
+from docfleet.render.imagepdf import ImagePage, image_pdf
 from docfleet.render.layout import Box
 
 Matrix = tuple[float, float, float, float, float, float, float, float, float]
@@ -134,53 +135,6 @@ class Capture:
         w, h = self.sizes[page - 1]
         return (round(max(0.0, min(xs)), 3), round(max(0.0, min(ys)), 3),
                 round(min(w, max(xs)), 3), round(min(h, max(ys)), 3))
-
-
-@dataclass
-class _Page:
-    data: bytes
-    px: tuple[int, int]
-    pt: tuple[float, float]
-    colour: str  # DeviceRGB | DeviceGray
-    bits: int
-    filter: str  # DCTDecode | FlateDecode
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-def image_pdf(pages: Sequence[_Page]) -> bytes:
-    """A minimal PDF, one full-page image per page. No dates, no ids: same images, same
-    bytes."""
-    objects: list[bytes] = []
-    kids = []
-    for i, p in enumerate(pages):
-        page_id, content_id, image_id = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
-        kids.append(f"{page_id} 0 R")
-        w, h = p.pt
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w:.3f} {h:.3f}] "
-            f"/Resources << /XObject << /Im0 {image_id} 0 R >> >> "
-            f"/Contents {content_id} 0 R >>".encode())
-        draw = f"q {w:.3f} 0 0 {h:.3f} 0 0 cm /Im0 Do Q".encode()
-        objects.append(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
-        objects.append(
-            f"<< /Type /XObject /Subtype /Image /Width {p.px[0]} /Height {p.px[1]} "
-            f"/ColorSpace /{p.colour} /BitsPerComponent {p.bits} /Filter /{p.filter} "
-            f"/Length {len(p.data)} >>\nstream\n".encode() + p.data + b"\nendstream")
-    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
-    tree = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode()
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate([catalog, tree, *objects], start=1):
-        offsets.append(out.tell())
-        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
-              "%%EOF\n".encode())
-    return out.getvalue()
 
 
 def _noise(size: tuple[int, int], rng: random.Random, amp: int) -> Image.Image:
@@ -385,7 +339,7 @@ def capture_pdf(clean: bytes, condition: str, seed: int, language: str = "en",
     rng = random.Random(seed)
     dpi = rng.choice((100, 150, 200)) if condition == "fax" else 150
     scale = dpi / 72
-    pages: list[_Page] = []
+    pages: list[ImagePage] = []
     matrices: list[Matrix] = []
     doc = pdfium.PdfDocument(clean)
     try:
@@ -415,7 +369,7 @@ def capture_pdf(clean: bytes, condition: str, seed: int, language: str = "en",
                 data, colour, bits, filt = _jpeg(img, quality), "DeviceRGB", 8, "DCTDecode"
                 params.update(extra, jpeg_quality=quality, bits=24)
             matrices.append(matrix)
-            pages.append(_Page(data, img.size, (w, h), colour, bits, filt, params))
+            pages.append(ImagePage(data, img.size, (w, h), colour, bits, filt, params))
     finally:
         doc.close()
     capture = Capture(matrices, [p.pt for p in pages])

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pypdfium2 as pdfium
 from PIL import Image, ImageChops, ImageFilter
 
+from docfleet.render.imagepdf import ImagePage, image_pdf
 from docfleet.render.layout import Box
 
 DPI = 150
@@ -80,49 +81,12 @@ def _degrade(image: Image.Image, params: ScanParams, rng: random.Random) -> Imag
     return ImageChops.add(grey, noise, 1.0, -128)
 
 
-def _image_pdf(pages: list[tuple[bytes, int, int, float, float]]) -> bytes:
-    """A minimal PDF: one full-page greyscale JPEG per page (``jpeg, px w, px h, pt w,
-    pt h``). No dates, no ids: the same images give the same bytes."""
-    objects: list[bytes] = []
-    kids = []
-    for i, (jpeg, pw, ph, w, h) in enumerate(pages):
-        page_id, content_id, image_id = 3 + 3 * i, 4 + 3 * i, 5 + 3 * i
-        kids.append(f"{page_id} 0 R")
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w:.3f} {h:.3f}] "
-            f"/Resources << /XObject << /Im0 {image_id} 0 R >> >> "
-            f"/Contents {content_id} 0 R >>".encode()
-        )
-        draw = f"q {w:.3f} 0 0 {h:.3f} 0 0 cm /Im0 Do Q".encode()
-        objects.append(b"<< /Length %d >>\nstream\n" % len(draw) + draw + b"\nendstream")
-        objects.append(
-            f"<< /Type /XObject /Subtype /Image /Width {pw} /Height {ph} "
-            f"/ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode "
-            f"/Length {len(jpeg)} >>\nstream\n".encode() + jpeg + b"\nendstream"
-        )
-    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
-    tree = f"<< /Type /Pages /Kids [{' '.join(kids)}] /Count {len(pages)} >>".encode()
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate([catalog, tree, *objects], start=1):
-        offsets.append(out.tell())
-        out.write(f"{number} 0 obj\n".encode() + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(f"xref\n0 {len(offsets) + 1}\n0000000000 65535 f \n".encode())
-    for offset in offsets:
-        out.write(f"{offset:010d} 00000 n \n".encode())
-    out.write(f"trailer\n<< /Size {len(offsets) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
-              "%%EOF\n".encode())
-    return out.getvalue()
-
-
 def scan_pdf(clean: bytes, seed: int) -> tuple[bytes, ScanParams, list[tuple[float, float]]]:
     """Scan ``clean`` (a PDF) with degradations drawn from ``seed``. Returns the image
     PDF, the parameters (for carrying boxes) and each page's size in points."""
     params = ScanParams.draw(seed)
     rng = random.Random(seed ^ 0x5CA7)
-    pages: list[tuple[bytes, int, int, float, float]] = []
+    pages: list[ImagePage] = []
     sizes: list[tuple[float, float]] = []
     doc = pdfium.PdfDocument(clean)
     try:
@@ -133,12 +97,13 @@ def scan_pdf(clean: bytes, seed: int) -> tuple[bytes, ScanParams, list[tuple[flo
             image = _degrade(bitmap.to_pil(), params, rng)
             buf = io.BytesIO()
             image.save(buf, "JPEG", quality=params.quality, optimize=False, progressive=False)
-            pages.append((buf.getvalue(), image.size[0], image.size[1], w, h))
+            pages.append(ImagePage(buf.getvalue(), image.size, (w, h), "DeviceGray", 8,
+                                   "DCTDecode"))
             sizes.append((w, h))
             page.close()
     finally:
         doc.close()
-    return _image_pdf(pages), params, sizes
+    return image_pdf(pages), params, sizes
 
 
 def scan_page_params(params: ScanParams) -> dict[str, object]:
