@@ -35,13 +35,11 @@ from docfleet.packs.invoice.golden import (
     text_line_rows,
     word_rows,
 )
-from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction
+from docfleet.packs.invoice.locales import Jurisdiction
 from docfleet.packs.invoice.options import (
-    CONDITIONS,
-    FORMATS,
     _lines,
-    _mix,
     choose,
+    parse_common,
     parse_cover,
 )
 from docfleet.packs.invoice.pack import MARKABLE, InvoiceSession, _Pending
@@ -140,21 +138,7 @@ def parse_pack_options(pack: str, options: Mapping[str, Any], archetypes: tuple[
                        max_lines: int) -> PackOptions:
     """Validate and normalise a templated pack's options (every locale the invoice pack
     knows is accepted); :class:`ConfigError` names the bad option and a fix."""
-    unknown = sorted(set(options) - set(KNOWN))
-    if unknown:
-        raise ConfigError(f"the {pack} pack has no option {', '.join(unknown)}",
-                          f"known options: {', '.join(KNOWN)}")
-    fmt = str(options.get("format") or "pdf").lower()
-    if fmt not in FORMATS:
-        raise ConfigError(f"option format={fmt!r} is not supported", "use pdf or html")
-    mix = _mix("archetypes", options.get("archetypes") or list(archetypes), archetypes)
-    locales = _mix("locales", options.get("locales") or list(JURISDICTIONS),
-                   tuple(JURISDICTIONS))
-    default_conditions = "clean:4,scan:1" if fmt == "pdf" else "clean"
-    conditions = _mix("conditions", options.get("conditions") or default_conditions, CONDITIONS)
-    if fmt == "html" and "scan" in conditions:
-        raise ConfigError("option conditions: scan needs format pdf",
-                          "use --option conditions=clean with --option format=html")
+    fmt, mix, locales, conditions = parse_common(pack, options, KNOWN, archetypes)
     lines = _lines(options.get("lines"))
     if lines and lines[1] > max_lines:
         raise ConfigError(f"option lines={options.get('lines')!r} is out of range for the "

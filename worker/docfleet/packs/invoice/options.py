@@ -21,7 +21,7 @@ cover          mixes taken in turn instead of drawn: ``locales``,          none 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,16 +176,20 @@ def choose(rng: Any, index: int, mixes: Mapping[str, Mapping[str, float]],
     return picked["locales"], picked["archetypes"], picked["conditions"]
 
 
-def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
-    """Validate and normalise; :class:`ConfigError` names the bad option and a fix."""
-    unknown = sorted(set(options) - set(KNOWN))
+def parse_common(pack: str, options: Mapping[str, Any], known: Sequence[str],
+                 archetypes: tuple[str, ...]
+                 ) -> tuple[str, dict[str, float], dict[str, float], dict[str, float]]:
+    """The options every templated pack shares, validated: (format, archetype mix, locale
+    mix, condition mix). :class:`ConfigError` names an unknown option (``known`` are the
+    pack's), a bad format or mix, or a raster condition asked of html."""
+    unknown = sorted(set(options) - set(known))
     if unknown:
-        raise ConfigError(f"the invoice pack has no option {', '.join(unknown)}",
-                          f"known options: {', '.join(KNOWN)}")
+        raise ConfigError(f"the {pack} pack has no option {', '.join(unknown)}",
+                          f"known options: {', '.join(known)}")
     fmt = str(options.get("format") or "pdf").lower()
     if fmt not in FORMATS:
         raise ConfigError(f"option format={fmt!r} is not supported", "use pdf or html")
-    archetypes = _mix("archetypes", options.get("archetypes") or list(ARCHETYPES), ARCHETYPES)
+    mix = _mix("archetypes", options.get("archetypes") or list(archetypes), archetypes)
     locales = _mix("locales", options.get("locales") or list(JURISDICTIONS),
                    tuple(JURISDICTIONS))
     default_conditions = "clean:4,scan:1" if fmt == "pdf" else "clean"
@@ -194,6 +198,12 @@ def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
     if fmt == "html" and raster:
         raise ConfigError(f"option conditions: {', '.join(raster)} needs format pdf",
                           "use --option conditions=clean with --option format=html")
+    return fmt, mix, locales, conditions
+
+
+def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
+    """Validate and normalise; :class:`ConfigError` names the bad option and a fix."""
+    fmt, archetypes, locales, conditions = parse_common("invoice", options, KNOWN, ARCHETYPES)
     catalogue = str(options.get("catalogue") or "").strip() or None
     if catalogue:
         from docfleet.catalogue.artifact import split_catalogue_uri
