@@ -45,11 +45,14 @@ def cold_start_spread(tasks: int) -> float:
     return max(tasks - 1, 0) / FLEET_COLD_START_READS_PER_SECOND
 
 
-def fleet_backoff(base: float, tasks: int, fleet_per_second: float) -> Backoff:
+def fleet_backoff(base: float, tasks: int, fleet_per_second: float,
+                  start: float | None = None) -> Backoff:
     """Backoff for one of ``tasks`` pollers: it starts at :func:`fleet_interval` (so even
     the fleet's first waits keep it under ``fleet_per_second``) and grows to
-    :func:`fleet_ceiling`. A small fleet starts at ``base``."""
-    start = max(base, max(tasks, 1) / (0.75 * fleet_per_second))
+    :func:`fleet_ceiling`. A small fleet starts at ``base``; ``start`` overrides the first
+    wait for a short, bounded wait of a few pollers (the finalizer's standbys)."""
+    if start is None:
+        start = max(base, max(tasks, 1) / (0.75 * fleet_per_second))
     return Backoff(start, fleet_ceiling(base, tasks, fleet_per_second))
 
 

@@ -236,9 +236,10 @@ class Worker:
         # at most FINALIZE_STANDBYS tasks wait here, for a finalize that takes well under a
         # second: start at an eighth of the poll so the fleet's last task leaves soon after
         # the root lands (it was a whole poll: ~1 s of wall on every run)
-        backoff = pacing.Backoff(self.settings.poll_seconds / 8, pacing.fleet_ceiling(
-            self.settings.poll_seconds, min(self.identity.count, FINALIZE_STANDBYS),
-            pacing.FLEET_IDLE_POLLS_PER_SECOND))
+        backoff = pacing.fleet_backoff(self.settings.poll_seconds,
+                                       min(self.identity.count, FINALIZE_STANDBYS),
+                                       pacing.FLEET_IDLE_POLLS_PER_SECOND,
+                                       start=self.settings.poll_seconds / 8)
         standby = self.identity.index < FINALIZE_STANDBYS or self.identity.attempt > (
             1 if self.identity.engine == "aws-batch" else 0)
         deadline = time.monotonic() + self.settings.linger
