@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from collections.abc import Iterator
 
 from docfleet import clock, faults, pacing, telemetry
@@ -82,6 +83,42 @@ def _write_plan(store: CoordinationStore, spec: RunSpec, planner: str, log: logg
     return store.mark_planned(spec.run_id, planner, clock.now())
 
 
+class QuietPlanner:
+    """Decides when a waiting task may take the plan over, whatever the planner's clock.
+
+    The marker is stale when either its heartbeat is older than ``stale_seconds`` by this
+    task's clock (a heartbeat of 0 is a SIGTERMed planner's hand-over: stale at once), or
+    the heartbeat *value* has not moved for ``stale_seconds`` of this task's monotonic
+    clock. The second rule is what frees a run whose planner had a fast clock and died: its
+    last heartbeat lies in the future of every honest reader and would otherwise stall
+    them for as long as the skew. The takeover it allows is a compare-and-set on the value
+    seen (``stale_before`` just above it), so a heartbeat that moved in the meantime keeps
+    its planner. On a store that translates heartbeats to the caller's clock (PostgreSQL:
+    one database clock), the value moves on every read, and only the first rule applies,
+    which there is free of skew."""
+
+    #: ``stale_before`` above the heartbeat seen: past rounding in the stores' number types.
+    EPSILON = 1e-3
+
+    def __init__(self, stale_seconds: float) -> None:
+        self.stale_seconds = stale_seconds
+        self._seen: tuple[str | None, float] | None = None
+        self._since = 0.0
+
+    def stale_before(self, run: Run, now: float) -> float | None:
+        """The ``stale_before`` to take over with, or ``None`` while the planner is live."""
+        if run.plan_heartbeat < now - self.stale_seconds:
+            return now - self.stale_seconds
+        seen = (run.planner, run.plan_heartbeat)
+        tick = time.monotonic()
+        if seen != self._seen:
+            self._seen, self._since = seen, tick
+            return None
+        if tick - self._since >= self.stale_seconds:
+            return run.plan_heartbeat + self.EPSILON
+        return None
+
+
 def ensure_planned(
     store: CoordinationStore,
     spec: RunSpec,
@@ -97,9 +134,10 @@ def ensure_planned(
     """Race to plan ``spec``; return the planned run (``None`` if ``stop`` was set while
     waiting). One caller wins ``create_run`` and writes the units; a loser resumes at once
     if the run is already planned (``already planned; resuming``), otherwise waits for the
-    plan to land, taking it over once the planner's heartbeat is older than
-    ``stale_seconds``. Raises :class:`RunConflictError` for other parameters and
-    :class:`ConfigError` for a run too large to plan (nothing written).
+    plan to land, taking it over once the planner's heartbeat is stale (older than
+    ``stale_seconds``, or unmoved for that long: :class:`QuietPlanner`). Raises
+    :class:`RunConflictError` for other parameters and :class:`ConfigError` for a run too
+    large to plan (nothing written).
 
     Fleet-safe (``tasks`` peers, this one ``task_index``): a task other than the first
     looks at the run marker before racing to create it, after a random pause spread over
@@ -131,14 +169,16 @@ def ensure_planned(
                  extra={"event": "plan.wait"})
         telemetry.set_attributes({"docfleet.plan.outcome": "lost"})
     backoff = pacing.fleet_backoff(poll_seconds, tasks, pacing.FLEET_PLAN_POLLS_PER_SECOND)
+    quiet = QuietPlanner(stale_seconds)
     while not stop.is_set():
         run = store.get_run(spec.run_id)
         assert run is not None
         if run.planned:
             return run
         now = clock.now()
-        if run.plan_heartbeat < now - stale_seconds and store.take_over_plan(
-            spec.run_id, planner, now - stale_seconds, now
+        stale_before = quiet.stale_before(run, now)
+        if stale_before is not None and store.take_over_plan(
+            spec.run_id, planner, stale_before, now
         ):
             log.warning("planner %s went quiet; taking over the plan", run.planner,
                         extra={"event": "plan.takeover"})
