@@ -90,6 +90,17 @@ def test_receipts_hold_items_modifiers_discounts_taxes_and_payment() -> None:
         assert r.total == (gross if r.tax_inclusive else gross + r.tax_total)
 
 
+def test_receipt_tax_numbers_are_printed_whole_on_every_layout() -> None:
+    """An identifier is printed whole or not at all: a Saudi VAT number keeps its 15
+    digits on every layout, the narrowest included."""
+    rs = records("receipt", 120, locales="ar-SA")
+    printed = [r for r in rs if r.store.tax_id]
+    assert {r.archetype for r in printed} == set(RECEIPT_LAYOUTS)
+    for r in printed:
+        digits_ = "".join(str(int(ch)) for ch in r.store.tax_id if ch.isdecimal())
+        assert len(digits_) == 15 and digits_[0] == digits_[-1] == "3", r.store.tax_id
+
+
 def test_a_purchase_order_that_does_not_add_up_is_refused() -> None:
     po = records("purchase_order", 1)[0]
     with pytest.raises(ReconciliationError, match="subtotal"):

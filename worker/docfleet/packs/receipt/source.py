@@ -17,12 +17,18 @@ from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _faker, _party
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
-from docfleet.packs.templated import PackOptions, digits, fit, kinds, round_money
+from docfleet.packs.templated import PackOptions, columns, digits, fit, kinds, round_money
 from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
+
+
+def _whole(identifier: str, budget: int) -> str | None:
+    """``identifier`` if it fits ``budget`` columns, else ``None``: an identifier is printed
+    whole or not at all (a cut one would be printed, and recorded, wrong)."""
+    return identifier if columns(identifier) <= budget else None
 
 
 @dataclass(frozen=True)
@@ -205,7 +211,7 @@ class ReceiptSource:
             fit(party.name, int(cols / 1.35)),  # printed 1.3x larger
             tuple(fit(line, cols) for line in party.address),
             fit(party.phone, cols - 6),
-            fit(party.tax_id, cols - 12) if party.tax_id and rng.random() < 0.8 else None,
+            _whole(party.tax_id, cols - 12) if party.tax_id and rng.random() < 0.8 else None,
         )
         kind = rng.choice(sorted(STORES))
         goods = STORES[kind]
