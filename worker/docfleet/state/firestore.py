@@ -524,11 +524,15 @@ class FirestoreStateStore:
         })
 
     def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
-        query = self._where(
-            self._where(self._units_ref(run_id), "state", "==", UnitState.RUNNING.value),
-            "lease_expires_at", "<", now)
+        """Reads the RUNNING units (``state`` is indexed; ``lease_expires_at`` is not, see
+        ``schemas.FIRESTORE_UNINDEXED_FIELDS``) and compares their leases here: one read
+        per RUNNING unit, at most one per task, for ``resume``'s one reclaim."""
+        query = self._where(self._units_ref(run_id), "state", "==", UnitState.RUNNING.value)
         moved = 0
         for snap in self._stream("reclaim", query):
+            expires = snap.get("lease_expires_at")
+            if expires is None or expires >= now:
+                continue
             ref = snap.reference
 
             def change(d: dict[str, Any] | None) -> dict[str, Any] | None:
