@@ -16,6 +16,8 @@ from docfleet.errors import ConfigError
 from docfleet.pacing import ClaimGovernor, WriteRamp, claim_spacing, parse_ramp
 from docfleet.state import open_state_store
 from docfleet.state.optional import write_ramp
+from support.errors import assert_one_line_error
+from support.fleet import cli
 
 FIRESTORE = WriteRamp(500.0, 1.5, 300.0)
 
@@ -165,3 +167,12 @@ def test_the_ramps_budget_is_its_integral() -> None:
     assert FIRESTORE.budget(450) == pytest.approx(150_000 + 150 * 750)
     for t in (0.0, 1.0, 299.0, 300.0, 301.0, 1234.5, 10 ** 6):
         assert FIRESTORE.elapsed_at(FIRESTORE.budget(t)) == pytest.approx(t)
+
+
+def test_a_bad_ramp_option_is_one_clear_line_and_plans_nothing(tmp_path) -> None:
+    result = cli("work", "--run-id", "r1", "--total", "10", "--pack", "bench",
+                 "--state", "firestore://p?prefix=x&emulator=127.0.0.1:9&ramp=fast",
+                 "--out", f"file://{tmp_path}/out")
+    assert_one_line_error(result, "ramp 'fast' is not 'off' or numbers", "?ramp=off",
+                          code=2)
+    assert not (tmp_path / "out").exists()
