@@ -213,16 +213,19 @@ class Worker:
         one): N tasks, the run's plan time (its ``updated_at`` when it was marked planned
         or last changed state), the store's writes per unit. Before its first unit a task
         counts the renewals of a unit lasting one lease (``lease / heartbeat``); after, the
-        renewals its last unit really took."""
+        renewals its last unit really took. The plan time is the planner's clock: one in
+        this task's future (a planner with a fast clock) counts from now, so a bad clock
+        can make the ramp look further along than it is, never stall a task."""
         declared = write_ramp(self.store)
         if declared is None:
             return None
         ramp, unit_writes = declared
         first = unit_writes + self.settings.lease_seconds / self.settings.heartbeat
-        governor = pacing.ClaimGovernor(ramp, self.identity.count, unit_writes,
-                                        run.updated_at, first_writes=first)
+        planned = min(run.updated_at, clock.now())
+        governor = pacing.ClaimGovernor(ramp, self.identity.count, unit_writes, planned,
+                                        first_writes=first)
         self.log.info("claims spaced under the store's write ramp (%s): %.2fs apart at first",
-                      ramp, governor.spacing(run.updated_at),
+                      ramp, governor.spacing(planned),
                       extra={"event": "ramp.governor", "ramp": str(ramp)})
         return governor
 
