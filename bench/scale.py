@@ -12,8 +12,9 @@ ramp costs, and its limit for sequential indexed fields; on PostgreSQL: connecti
     python bench/scale.py --model-only --merge bench/results/scale-sqlite.json,...
 
 The default cells, (N=8; U=100, 1,000, 10,000) and (N=2, 8, 32; U=1,000), show flatness
-in both directions on every backend. ``--model-only`` re-prices the cells in ``--out``
-and the ``--merge`` files (one per backend, run on different branches or machines).
+in both directions on every backend. ``--model-only`` re-prices the cells in ``--out``,
+or writes to ``--out`` the union of the ``--merge`` files' cells (one file per backend, run
+on different branches or machines) with its model.
 
 Each cell runs N real ``docfleet work`` processes (the ``bench`` pack, one document per
 unit, file:// outputs) over U units. Once every other unit is DONE the benchmark holds
@@ -474,16 +475,19 @@ def main() -> None:
                         help="cells to skip, e.g. firestore:32:10000,dynamodb:*:10000")
     parser.add_argument("--out", type=Path, default=RESULTS / "scale.json")
     parser.add_argument("--model-only", action="store_true",
-                        help="re-run the model on the cells in --out (and --merge)")
+                        help="re-run the model on the cells in --out, or on --merge's")
     parser.add_argument("--merge", default="",
-                        help="comma-separated result files whose cells join --out's")
+                        help="with --model-only: comma-separated result files whose cells "
+                             "(together) replace --out's")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop emulators on SIGTERM
     rows: list[dict[str, Any]] = []
     if args.model_only:
-        rows = json.loads(args.out.read_text())["cells"] if args.out.exists() else []
-        for extra in filter(None, args.merge.split(",")):
-            rows += json.loads(Path(extra).read_text())["cells"]
+        merge = [Path(m) for m in args.merge.split(",") if m]
+        if not merge:  # re-price --out's own cells
+            rows = json.loads(args.out.read_text())["cells"] if args.out.exists() else []
+        for extra in merge:  # else --out becomes the union of the merged files' cells
+            rows += json.loads(extra.read_text())["cells"]
     else:
         skip = {tuple(s.split(":")) for s in args.skip.split(",") if s}
         tmp = Path(tempfile.mkdtemp(prefix="docfleet-scale-"))
