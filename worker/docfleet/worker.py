@@ -391,10 +391,10 @@ class Worker:
                 self.log.debug("%s", traceback.format_exc())
                 keeper.ending.set()
                 outcome = self._fail(claim, f"{type(exc).__name__}: {exc}")
-            outcome.renewals = keeper.renewals
             unit_span.set_attributes({"docfleet.unit.outcome": outcome.status,
                                       "docfleet.unit.documents": outcome.documents,
                                       "docfleet.unit.bytes": outcome.bytes})
+        outcome.renewals = keeper.renewals  # the keeper has stopped: its final count
         return outcome
 
     def _environment_fault(self, claim: Claim, exc: EnvironmentFault) -> UnitOutcome:
