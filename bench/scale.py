@@ -261,6 +261,58 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
+              ) -> list[dict[str, Any]]:
+    """The fleet's unit writes against the store's ramp, with the claim governor
+    (``pacing.ClaimGovernor``) and without (``?ramp=off``). A unit costs the measured
+    per-unit writes plus RENEWALS_PER_UNIT renewals; the governor's first slot assumes
+    the backend's ``unit_writes`` plus a lease's worth of renewals."""
+    assert entry.write_ramp is not None
+    ramp = pacing.WriteRamp(*entry.write_ramp)
+    unit_w = big["per_unit"]["write_units"] + RENEWALS_PER_UNIT * entry.renew_units[1]
+    demand = rate * unit_w  # writes/s of the whole fleet at full speed
+    # the governed fleet writes min(demand, RAMP_HEADROOM * R(t)): step by step until the
+    # ramp allows the demand, counting the fleet-minutes of work the ramp costs
+    lost, step, k = 0.0, ramp.step_seconds, 0
+    while pacing.RAMP_HEADROOM * ramp.rate(k * step) < demand and k < 200:
+        lost += step * (1 - pacing.RAMP_HEADROOM * ramp.rate(k * step) / demand)
+        k += 1
+    first_w = entry.unit_writes + LEASE_SECONDS / HEARTBEAT_SECONDS
+    first_peak = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, unit_w / first_w)
+    # the same with --lease-seconds = UNIT_SECONDS (heartbeat a third of it)
+    long_w = (big["per_unit"]["write_units"]
+              + (math.ceil(UNIT_SECONDS / (UNIT_SECONDS / 3)) - 1) * entry.renew_units[1])
+    first_peak_long = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, long_w / (
+        entry.unit_writes + 3))
+    return [
+        {"what": "unit writes per second under the claim governor (peak / the ramp then)",
+         "value": round(min(demand, pacing.RAMP_HEADROOM * ramp.rate(0)), 0),
+         "ok": True, "ramp": str(ramp), "demand_writes_per_s": round(demand, 0),
+         "writes_per_unit": round(unit_w, 2),
+         "full_speed_after_minutes": round(k * step / 60, 1),
+         "added_startup_minutes": round(lost / 60, 1),
+         "note": f"each task claims at least N*w/R(t) apart; the fleet writes at most "
+                 f"{pacing.RAMP_HEADROOM:.0%} of the ramp and reaches full speed when the "
+                 f"ramp allows {demand:,.0f} writes/s; the run takes added_startup_minutes "
+                 f"longer than an unthrottled one"},
+        {"what": "unit writes per second in the first slot (before a task has measured a "
+                 "unit; it assumes a unit of one lease)",
+         "value": round(first_peak, 0), "ok": first_peak <= ramp.rate(0),
+         "value_with_lease_of_a_unit": round(first_peak_long, 0),
+         "note": f"a {UNIT_SECONDS:g} s unit renews {RENEWALS_PER_UNIT} times, more than "
+                 f"the {LEASE_SECONDS / HEARTBEAT_SECONDS:g} of one {LEASE_SECONDS:g} s "
+                 "lease: with units longer than the lease, set --lease-seconds to at least "
+                 "a unit's time (then the first slot is sized right) or start the ramp "
+                 "lower (?ramp=START)"},
+        {"what": "unit writes per second without the governor (?ramp=off), vs the ramp's "
+                 "start",
+         "value": round(demand, 0), "ok": demand <= ramp.rate(0), "informational": True,
+         "ramp_minutes": round(ramp.seconds_to(demand) / 60, 1),
+         "note": "what the fleet would write from its first minute; the governor is on by "
+                 "default, this row only shows what it saves"},
+    ]
+
+
 def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
     """Peak rates of the 10,000-task run against the stores' documented limits."""
     per_unit_w = big["per_unit"]["write_units"]
@@ -332,58 +384,6 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
                 "note": "the last plan-wait poll, then (under a write ramp) the first claim "
                         "jittered over one governor slot"})
     return out
-
-
-def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
-              ) -> list[dict[str, Any]]:
-    """The fleet's unit writes against the store's ramp, with the claim governor
-    (``pacing.ClaimGovernor``) and without (``?ramp=off``). A unit costs the measured
-    per-unit writes plus RENEWALS_PER_UNIT renewals; the governor's first slot assumes
-    the backend's ``unit_writes`` plus a lease's worth of renewals."""
-    assert entry.write_ramp is not None
-    ramp = pacing.WriteRamp(*entry.write_ramp)
-    unit_w = big["per_unit"]["write_units"] + RENEWALS_PER_UNIT * entry.renew_units[1]
-    demand = rate * unit_w  # writes/s of the whole fleet at full speed
-    # the governed fleet writes min(demand, RAMP_HEADROOM * R(t)): step by step until the
-    # ramp allows the demand, counting the fleet-minutes of work the ramp costs
-    lost, step, k = 0.0, ramp.step_seconds, 0
-    while pacing.RAMP_HEADROOM * ramp.rate(k * step) < demand and k < 200:
-        lost += step * (1 - pacing.RAMP_HEADROOM * ramp.rate(k * step) / demand)
-        k += 1
-    first_w = entry.unit_writes + LEASE_SECONDS / HEARTBEAT_SECONDS
-    first_peak = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, unit_w / first_w)
-    # the same with --lease-seconds = UNIT_SECONDS (heartbeat a third of it)
-    long_w = (big["per_unit"]["write_units"]
-              + (math.ceil(UNIT_SECONDS / (UNIT_SECONDS / 3)) - 1) * entry.renew_units[1])
-    first_peak_long = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, long_w / (
-        entry.unit_writes + 3))
-    return [
-        {"what": "unit writes per second under the claim governor (peak / the ramp then)",
-         "value": round(min(demand, pacing.RAMP_HEADROOM * ramp.rate(0)), 0),
-         "ok": True, "ramp": str(ramp), "demand_writes_per_s": round(demand, 0),
-         "writes_per_unit": round(unit_w, 2),
-         "full_speed_after_minutes": round(k * step / 60, 1),
-         "added_startup_minutes": round(lost / 60, 1),
-         "note": f"each task claims at least N*w/R(t) apart; the fleet writes at most "
-                 f"{pacing.RAMP_HEADROOM:.0%} of the ramp and reaches full speed when the "
-                 f"ramp allows {demand:,.0f} writes/s; the run takes added_startup_minutes "
-                 f"longer than an unthrottled one"},
-        {"what": "unit writes per second in the first slot (before a task has measured a "
-                 "unit; it assumes a unit of one lease)",
-         "value": round(first_peak, 0), "ok": first_peak <= ramp.rate(0),
-         "value_with_lease_of_a_unit": round(first_peak_long, 0),
-         "note": f"a {UNIT_SECONDS:g} s unit renews {RENEWALS_PER_UNIT} times, more than "
-                 f"the {LEASE_SECONDS / HEARTBEAT_SECONDS:g} of one {LEASE_SECONDS:g} s "
-                 "lease: with units longer than the lease, set --lease-seconds to at least "
-                 "a unit's time (then the first slot is sized right) or start the ramp "
-                 "lower (?ramp=START)"},
-        {"what": "unit writes per second without the governor (?ramp=off), vs the ramp's "
-                 "start",
-         "value": round(demand, 0), "ok": demand <= ramp.rate(0), "informational": True,
-         "ramp_minutes": round(ramp.seconds_to(demand) / 60, 1),
-         "note": "what the fleet would write from its first minute; the governor is on by "
-                 "default, this row only shows what it saves"},
-    ]
 
 
 def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
