@@ -47,6 +47,13 @@ class RampsWrites(Protocol):
     unit_writes: float
 
 
+def write_ramp(store: Any) -> tuple[WriteRamp, float] | None:
+    """``(store.write_ramp, store.unit_writes)``, or ``None`` for a store with no ramp."""
+    if isinstance(store, RampsWrites) and store.write_ramp is not None:
+        return store.write_ramp, float(store.unit_writes)
+    return None
+
+
 def lost_races(store: Any) -> int | None:
     """``store.lost_races``, or ``None`` for a store that does not count them."""
     return store.lost_races if isinstance(store, CountsLostRaces) else None
@@ -55,10 +62,3 @@ def lost_races(store: Any) -> int | None:
 def work_waiter(store: Any) -> Callable[[str, float], bool] | None:
     """``store.wait_for_work``, or ``None`` for a store that cannot signal work."""
     return store.wait_for_work if isinstance(store, SignalsWork) else None
-
-
-def write_ramp(store: Any) -> tuple[WriteRamp, float] | None:
-    """``(store.write_ramp, store.unit_writes)``, or ``None`` for a store with no ramp."""
-    if isinstance(store, RampsWrites) and store.write_ramp is not None:
-        return store.write_ramp, float(store.unit_writes)
-    return None
