@@ -1,9 +1,9 @@
 """The fleet write-rate governor with real processes on the Firestore emulator: a fleet
 under a tiny ramp (``?ramp=10``: 10 writes/s) keeps its measured write rate under it and
 still completes the run; the same fleet with ``?ramp=off`` writes faster than that (so
-the measurement can see an overshoot). Writes are counted from the tasks' own JSON logs:
-a claim and a completion are two writes each (the unit document and its counter shard),
-a lease renewal one."""
+the measurement can see an overshoot); a planner under a ramp paces its batches. Writes
+are counted from the tasks' own JSON logs: a claim and a completion are two writes each
+(the unit document and its counter shard), a lease renewal one."""
 
 from __future__ import annotations
 
@@ -71,3 +71,21 @@ def test_the_same_fleet_with_the_ramp_off_writes_faster_than_the_ramp(
     writes, evts = fleet_writes(firestore_emulator, tmp_path / "off", run_id, "off")
     assert not named(evts, "ramp.governor")
     assert len(writes) / (writes[-1] - writes[0]) > RAMP * 1.3
+
+
+def test_a_planner_under_a_ramp_paces_its_batches_and_the_run_completes(
+        firestore_emulator: emulators.Emulator, tmp_path: Path, run_id: str) -> None:
+    """60 units in batches of 40 under ?ramp=10: after its first batch the planner waits
+    40 / 9 s (90% of 10 writes/s), longer than the 3 s lease, heartbeating as it waits,
+    so the waiting peer never takes the plan over; then the run completes."""
+    state = emulators.firestore_uri(firestore_emulator, f"{run_id}-") + "&ramp=10"
+    logs = tmp_path / "logs"
+    env = worker_env(state, f"file://{tmp_path / 'out'}", run_id, 60, unit_size=1,
+                     lease_seconds=3, DOCFLEET_FAULT_PLAN_BATCH=40)
+    codes = wait_all(start_fleet(env, 2, logs), timeout=300)
+    evts = all_events(logs)
+    assert codes == [0, 0], [e.get("message") for e in evts if e.get("severity") == "ERROR"]
+    won, landed = named(evts, "plan.won"), named(evts, "plan.landed")
+    assert len(won) == 1 and len(landed) == 1 and not named(evts, "plan.takeover")
+    assert _when(landed[0]) - _when(won[0]) >= 40 / 9 - 0.1
+    assert len(named(evts, "unit.done")) == 60

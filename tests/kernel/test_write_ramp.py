@@ -176,3 +176,13 @@ def test_a_bad_ramp_option_is_one_clear_line_and_plans_nothing(tmp_path) -> None
     assert_one_line_error(result, "ramp 'fast' is not 'off' or numbers", "?ramp=off",
                           code=2)
     assert not (tmp_path / "out").exists()
+
+
+def test_the_plan_is_paced_at_the_ramps_start_rate() -> None:
+    """The plan writes sequential ids and idx: it stays under RAMP_HEADROOM of the ramp's
+    start (Firestore's 500 writes/s for sequential indexed values), however long it runs."""
+    rate = pacing.RAMP_HEADROOM * FIRESTORE.start  # 450 units/s
+    assert pacing.plan_wait(FIRESTORE, 500, 0.0) == pytest.approx(500 / rate)
+    assert pacing.plan_wait(FIRESTORE, 500, 0.5) == pytest.approx(500 / rate - 0.5)
+    assert pacing.plan_wait(FIRESTORE, 500, 5.0) == 0  # a slow store paces itself
+    assert pacing.plan_wait(FIRESTORE, 900_000, 1800.0) == pytest.approx(200)  # no growth

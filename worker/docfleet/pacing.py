@@ -171,6 +171,15 @@ def claim_spacing(tasks: int, writes_per_unit: float, ramp: WriteRamp,
     return max(tasks, 1) * max(writes_per_unit, 0.0) / (RAMP_HEADROOM * ramp.rate(elapsed))
 
 
+def plan_wait(ramp: WriteRamp, written: int, elapsed: float) -> float:
+    """Seconds a planner that has written ``written`` units ``elapsed`` seconds into its
+    plan waits before the next batch, so that its writes stay under ``RAMP_HEADROOM`` of
+    the ramp's *start* rate: the plan writes document ids and ``idx`` in order, sequential
+    values, which Firestore holds to 500 writes/s however far its ramp has grown (the same
+    as the ramp's start; a ``?ramp=START`` lowers both)."""
+    return max(0.0, written / (RAMP_HEADROOM * ramp.start) - elapsed)
+
+
 class ClaimGovernor:
     """Keeps a fleet's writes under a store's ramp with no coordination. Every task knows
     the task count N, the run's plan time and the ramp; it claims only on its own slots,
