@@ -190,12 +190,13 @@ class ClaimGovernor:
     writes follow the ramp up its steps without bunching at them; the first claims are
     jittered uniformly over one slot after the plan. A task claims at least one slot after
     its last claim (so at least :func:`claim_spacing` apart); a task busy past its slot
-claims when it is free and waits a whole slot from then.
+    claims when it is free and waits a whole slot from then.
 
     ``w`` is the writes a unit costs: ``first_writes`` before the first unit, then the
     backend's ``unit_writes`` plus the lease renewals the last unit took (:meth:`worked`).
-    Times are wall-clock seconds (the plan time is the planner's clock; a skew of seconds
-    is small against a ramp's minutes). Not thread-safe (one per claim loop)."""
+    Times are wall-clock seconds (the plan time is the planner's clock, which the worker
+    clamps to its own now; a skew of seconds is small against a ramp's minutes). Not
+    thread-safe (one per claim loop)."""
 
     def __init__(self, ramp: WriteRamp, tasks: int, unit_writes: float, plan_time: float,
                  first_writes: float | None = None, rng: random.Random | None = None) -> None:
