@@ -2,11 +2,19 @@
 per idle task-second and per run, on every state store, counted at each task's own store
 client (``DOCFLEET_STORE_OPS``, :mod:`docfleet.state.opcount`); then a written model
 extrapolates to N = 10,000 tasks and U = 1,000,000 units, prices it with the stores'
-published per-operation prices and checks it against their documented limits.
+published per-operation prices and checks it against their documented limits (on
+Firestore: its write ramp under the fleet's claim governor, with the start-up minutes the
+ramp costs, and its limit for sequential indexed fields; on PostgreSQL: connections).
 
-    python bench/scale.py                                   # the full grid (slow)
-    python bench/scale.py --backends sqlite --tasks 2,8 --units 100,1000
-    python bench/scale.py --model-only                      # re-price the last results
+    python bench/scale.py                                   # the default cells (slow)
+    python bench/scale.py --backends sqlite --out bench/results/scale-sqlite.json
+    python bench/scale.py --backends sqlite --tasks 2,8 --units 100,1000   # a full grid
+    python bench/scale.py --model-only --merge bench/results/scale-sqlite.json,...
+
+The default cells, (N=8; U=100, 1,000, 10,000) and (N=2, 8, 32; U=1,000), show flatness
+in both directions on every backend. ``--model-only`` re-prices the cells in ``--out``,
+or writes to ``--out`` the union of the ``--merge`` files' cells (one file per backend, run
+on different branches or machines) with its model.
 
 Each cell runs N real ``docfleet work`` processes (the ``bench`` pack, one document per
 unit, file:// outputs) over U units. Once every other unit is DONE the benchmark holds
@@ -14,7 +22,7 @@ the last unit for ``--hold`` seconds, so the whole fleet lingers (idle polls, re
 queries) and waits at the end, as it would on one slow unit; then it releases it. Cloud
 stores run on the emulators of tests/support/emulators.py (started here, stopped at the end).
 Counts are what the clients sent; billed units follow the rules in opcount's docstring.
-Writes JSON to bench/results/scale.json and prints a table.
+Writes JSON to ``--out`` (default bench/results/scale.json) and prints a table.
 """
 
 from __future__ import annotations
@@ -51,6 +59,15 @@ RESULTS = Path(__file__).parent / "results"
 TARGET_N, TARGET_U = 10_000, 1_000_000
 #: Model assumptions: a unit's work time, the lease (a worker's default), linger.
 UNIT_SECONDS, LEASE_SECONDS, LINGER_SECONDS = 60.0, 30.0, 60.0
+#: A worker's default heartbeat (a third of the lease) and the renewals a unit of
+#: UNIT_SECONDS takes (the cells' one-document units take none: the model adds them).
+HEARTBEAT_SECONDS = LEASE_SECONDS / 3
+RENEWALS_PER_UNIT = math.ceil(UNIT_SECONDS / HEARTBEAT_SECONDS) - 1
+#: PostgreSQL: connections per task (the store's main and heartbeat connections) and the
+#: server's default max_connections; managed servers allow a few thousand at most.
+PG_CONNECTIONS_PER_TASK, PG_DEFAULT_MAX_CONNECTIONS, PG_LARGE_MAX_CONNECTIONS = 2, 100, 5000
+#: Firestore's documented limit on writes to a collection with a sequential indexed field.
+SEQUENTIAL_INDEX_WRITES_PER_SECOND = 500.0
 
 
 def fleet_env(state: str, out: str, run_id: str, units: int, tasks: int, ops: Path
@@ -167,7 +184,9 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
     """Extrapolate to TARGET_N * TARGET_U from the measured per-operation costs.
 
     Terms (read units r, write units w; one unit = one work unit):
-      work      = U * per_unit          (claim, heartbeat, complete, the finalizer's read)
+      work      = U * per_unit          (claim, complete, the finalizer's read)
+      renew     = U * RENEWALS_PER_UNIT * the backend's renew_units (a UNIT_SECONDS unit
+                  renews every HEARTBEAT_SECONDS; the measured one-document units do not)
       plan      = U * plan_per_unit + N * cold-start reads (1 each)
       idle      = N * first dry poll + FLEET_IDLE_POLLS_PER_SECOND * per_idle_poll *
                   linger seconds        (the fleet budget holds from the first wait)
@@ -211,6 +230,9 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
     n, u = TARGET_N, TARGET_U
     terms = {
         "work": {k: u * big["per_unit"][k] for k in ("read_units", "write_units")},
+        "renew": {k: u * RENEWALS_PER_UNIT * v for k, v in
+                  zip(("read_units", "write_units"), registry.backend(backend).renew_units,
+                      strict=True)},
         "plan": {"read_units": u * big["plan_per_unit"]["read_units"] + n,
                  "write_units": u * big["plan_per_unit"]["write_units"]},
         "idle": {k: (n + pacing.FLEET_IDLE_POLLS_PER_SECOND * LINGER_SECONDS) * per_poll[k]
@@ -232,9 +254,63 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
         "cost_usd": round(cost, 2), "cost_usd_per_million_documents": round(cost * 1e6 / u, 2),
         "flags": flags, "limits": limits,
         "assumptions": {"unit_seconds": UNIT_SECONDS, "linger_seconds": LINGER_SECONDS,
+                        "lease_seconds": LEASE_SECONDS, "heartbeat_seconds": HEARTBEAT_SECONDS,
+                        "renewals_per_unit": RENEWALS_PER_UNIT,
                         "fleet_idle_polls_per_s": pacing.FLEET_IDLE_POLLS_PER_SECOND,
                         "prices": price},
     }
+
+
+def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
+              ) -> list[dict[str, Any]]:
+    """The fleet's unit writes against the store's ramp, with the claim governor
+    (``pacing.ClaimGovernor``) and without (``?ramp=off``). A unit costs the measured
+    per-unit writes plus RENEWALS_PER_UNIT renewals; the governor's first slot assumes
+    the backend's ``unit_writes`` plus a lease's worth of renewals."""
+    assert entry.write_ramp is not None
+    ramp = pacing.WriteRamp(*entry.write_ramp)
+    unit_w = big["per_unit"]["write_units"] + RENEWALS_PER_UNIT * entry.renew_units[1]
+    demand = rate * unit_w  # writes/s of the whole fleet at full speed
+    # the governed fleet writes min(demand, RAMP_HEADROOM * R(t)): step by step until the
+    # ramp allows the demand, counting the fleet-minutes of work the ramp costs
+    lost, step, k = 0.0, ramp.step_seconds, 0
+    while pacing.RAMP_HEADROOM * ramp.rate(k * step) < demand and k < 200:
+        lost += step * (1 - pacing.RAMP_HEADROOM * ramp.rate(k * step) / demand)
+        k += 1
+    first_w = entry.unit_writes + LEASE_SECONDS / HEARTBEAT_SECONDS
+    first_peak = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, unit_w / first_w)
+    # the same with --lease-seconds = UNIT_SECONDS (heartbeat a third of it)
+    long_w = (big["per_unit"]["write_units"]
+              + (math.ceil(UNIT_SECONDS / (UNIT_SECONDS / 3)) - 1) * entry.renew_units[1])
+    first_peak_long = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, long_w / (
+        entry.unit_writes + 3))
+    return [
+        {"what": "unit writes per second under the claim governor (peak / the ramp then)",
+         "value": round(min(demand, pacing.RAMP_HEADROOM * ramp.rate(0)), 0),
+         "ok": True, "ramp": str(ramp), "demand_writes_per_s": round(demand, 0),
+         "writes_per_unit": round(unit_w, 2),
+         "full_speed_after_minutes": round(k * step / 60, 1),
+         "added_startup_minutes": round(lost / 60, 1),
+         "note": f"each task claims at least N*w/R(t) apart; the fleet writes at most "
+                 f"{pacing.RAMP_HEADROOM:.0%} of the ramp and reaches full speed when the "
+                 f"ramp allows {demand:,.0f} writes/s; the run takes added_startup_minutes "
+                 f"longer than an unthrottled one"},
+        {"what": "unit writes per second in the first slot (before a task has measured a "
+                 "unit; it assumes a unit of one lease)",
+         "value": round(first_peak, 0), "ok": first_peak <= ramp.rate(0),
+         "value_with_lease_of_a_unit": round(first_peak_long, 0),
+         "note": f"a {UNIT_SECONDS:g} s unit renews {RENEWALS_PER_UNIT} times, more than "
+                 f"the {LEASE_SECONDS / HEARTBEAT_SECONDS:g} of one {LEASE_SECONDS:g} s "
+                 "lease: with units longer than the lease, set --lease-seconds to at least "
+                 "a unit's time (then the first slot is sized right) or start the ramp "
+                 "lower (?ramp=START)"},
+        {"what": "unit writes per second without the governor (?ramp=off), vs the ramp's "
+                 "start",
+         "value": round(demand, 0), "ok": demand <= ramp.rate(0), "informational": True,
+         "ramp_minutes": round(ramp.seconds_to(demand) / 60, 1),
+         "note": "what the fleet would write from its first minute; the governor is on by "
+                 "default, this row only shows what it saves"},
+    ]
 
 
 def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
@@ -261,17 +337,53 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
         out += [
             {"what": "writes per counter document per second (~1 sustained)",
              "value": round(2 * rate / shards, 2), "ok": 2 * rate / shards <= 1.0},
-            {"what": "document writes per second (500/50/5 ramp from 500 ops/s)",
-             "value": round(rate * per_unit_w, 0), "ok": rate * per_unit_w <= 500,
-             "ramp_minutes": round(5 * max(0.0, math.log(rate * per_unit_w / 500, 1.5)), 1),
-             "note": "a new database takes 500 ops/s, +50% every 5 minutes: start the "
-                     "10,000 tasks over ramp_minutes (Cloud Run --parallelism), or run "
-                     "longer units (fewer writes per second)"},
+            {"what": "unit fields with sequential values left indexed (each holds the "
+                     "units collection to 500 writes/s)",
+             "value": 0, "ok": True,
+             "note": "lease_expires_at, claimed_at, finished_at and start are exempted "
+                     "(schemas.FIRESTORE_UNINDEXED_FIELDS, Terraform google_firestore_field);"
+                     " idx stays indexed for the claim query but only the plan writes it"},
+            {"what": "plan minutes: U sequential idx / document-id writes, the planner "
+                     "paced at 90% of 500/s (pacing.plan_wait)",
+             "value": round(TARGET_U / (pacing.RAMP_HEADROOM
+                                        * SEQUENTIAL_INDEX_WRITES_PER_SECOND) / 60, 1),
+             "ok": True,
+             "note": "the plan stays under the sequential-index limit, and the fleet waits "
+                     "for it: larger units (e.g. 10 documents: 100,000 units) cut it tenfold"},
             {"what": "reads of the run document per second while waiting for the plan",
              "value": pacing.FLEET_PLAN_POLLS_PER_SECOND, "ok": True},
         ]
+    elif backend == "postgresql":
+        need = PG_CONNECTIONS_PER_TASK * TARGET_N
+        out += [
+            {"what": f"connections: {PG_CONNECTIONS_PER_TASK} per task vs max_connections "
+                     f"(default {PG_DEFAULT_MAX_CONNECTIONS}; large managed servers "
+                     f"~{PG_LARGE_MAX_CONNECTIONS:,})",
+             "value": need, "ok": need <= PG_LARGE_MAX_CONNECTIONS,
+             "max_tasks_default": PG_DEFAULT_MAX_CONNECTIONS // PG_CONNECTIONS_PER_TASK,
+             "max_tasks_large": PG_LARGE_MAX_CONNECTIONS // PG_CONNECTIONS_PER_TASK,
+             "note": "PostgreSQL stops here, not at its write rate: one server takes a "
+                     "fleet of ~50 tasks at the default, ~2,500 on a large instance; a "
+                     "transaction-mode pooler (PgBouncer) would break LISTEN/NOTIFY and "
+                     "the session's fencing, so 10,000 tasks need Firestore or DynamoDB"},
+            {"what": "claim+complete pairs per second the fleet needs (N / unit seconds)",
+             "value": round(rate, 1), "ok": True,
+             "note": "bench/claims.py measured 860-1,370 durable pairs/s on 2 shared cores "
+                     "(bench/results/claims_postgres*.json)"},
+        ]
+    entry = registry.backend(backend)
+    first_slot = 0.0
+    if entry.write_ramp is not None:
+        out += ramp_rows(entry, rate, big)
+        first_slot = pacing.claim_spacing(TARGET_N, entry.unit_writes + LEASE_SECONDS
+                                          / HEARTBEAT_SECONDS,
+                                          pacing.WriteRamp(*entry.write_ramp), 0.0)
     out.append({"what": "longest wait after the plan lands before a task claims (s)",
-                "value": round(plan_cap * 4 / 3, 1), "ok": True})
+                "value": round(plan_cap * 4 / 3 + first_slot, 1), "ok": True,
+                "plan_wait_s": round(plan_cap * 4 / 3, 1),
+                "first_slot_s": round(first_slot, 1),
+                "note": "the last plan-wait poll, then (under a write ramp) the first claim "
+                        "jittered over one governor slot"})
     return out
 
 
@@ -299,8 +411,8 @@ def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
     console = Console(width=170)
     console.print(table)
     mt = Table(title=f"model: N={TARGET_N:,} tasks, U={TARGET_U:,} units")
-    for col in ("backend", "work r/w", "plan r/w", "idle r/w", "end r/w", "USD/run",
-                "USD per 1M docs", "limits ok", "flags"):
+    for col in ("backend", "work r/w", "renew r/w", "plan r/w", "idle r/w", "end r/w",
+                "USD/run", "USD per 1M docs", "limits ok", "ramp: full speed / +min", "flags"):
         mt.add_column(col, justify="right")
     for m in models:
         if "terms" not in m:
@@ -310,57 +422,93 @@ def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
         def rw2(d: dict[str, float]) -> str:
             return f"{d['read_units']:.3g}/{d['write_units']:.3g}"
 
-        mt.add_row(m["backend"], rw2(t["work"]), rw2(t["plan"]), rw2(t["idle"]),
-                   rw2(t["end"]), f"{m['cost_usd']:.2f}",
+        binding = [x for x in m["limits"] if not x.get("informational")]
+        governed = next((x for x in m["limits"] if "full_speed_after_minutes" in x), None)
+        mt.add_row(m["backend"], rw2(t["work"]), rw2(t.get("renew", {"read_units": 0,
+                                                                  "write_units": 0})),
+                   rw2(t["plan"]), rw2(t["idle"]), rw2(t["end"]), f"{m['cost_usd']:.2f}",
                    f"{m['cost_usd_per_million_documents']:.2f}",
-                   "yes" if all(x["ok"] for x in m["limits"]) else
-                   "; ".join(x["what"] for x in m["limits"] if not x["ok"])[:60],
+                   "yes" if all(x["ok"] for x in binding) else
+                   f"no: {sum(not x['ok'] for x in binding)} (below)",
+                   f"{governed['full_speed_after_minutes']:g} / "
+                   f"+{governed['added_startup_minutes']:g}" if governed else "-",
                    str(len(m["flags"])))
     console.print(mt)
+    for m in models:
+        for x in m.get("limits", []):
+            if not x["ok"] and not x.get("informational"):
+                console.print(f"{m['backend']}: over a limit: {x['what']} = {x['value']:,}"
+                              + (f" ({x['note']})" if x.get("note") else ""),
+                              markup=False, highlight=False)
+
+
+#: The default cells: flat in U (N=8, U=100..10,000) and flat in N (N=2..32, U=1,000).
+DEFAULT_CELLS = "8:100,8:1000,8:10000,2:1000,32:1000"
+
+
+def grid(cells: str, tasks: str, units: str) -> list[tuple[int, int]]:
+    """The (N, U) cells to run: ``--tasks`` x ``--units`` when both are given, else the
+    ``N:U`` pairs of ``cells``, in order, without repeats."""
+    if tasks and units:
+        pairs = [(int(n), int(u)) for u in units.split(",") for n in tasks.split(",")]
+    elif tasks or units:
+        raise SystemExit("--tasks and --units go together (or use --cells N:U,...)")
+    else:
+        try:
+            pairs = [(int(n), int(u)) for n, _, u in
+                     (c.partition(":") for c in cells.split(",") if c)]
+        except ValueError:
+            raise SystemExit(f"--cells {cells!r}: expected N:U pairs such as 8:1000") from None
+    return list(dict.fromkeys(pairs))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backends", default="sqlite,firestore,dynamodb")
-    parser.add_argument("--tasks", default="2,8,32")
-    parser.add_argument("--units", default="100,1000,10000")
+    parser.add_argument("--backends", default="sqlite,firestore,dynamodb,postgresql")
+    parser.add_argument("--cells", default=DEFAULT_CELLS,
+                        help="N:U pairs to run (default: flat in U at N=8, flat in N at "
+                             "U=1,000); --tasks/--units run their full grid instead")
+    parser.add_argument("--tasks", default="", help="with --units: the N x U grid")
+    parser.add_argument("--units", default="", help="with --tasks: the N x U grid")
     parser.add_argument("--hold", type=float, default=10.0,
                         help="seconds the fleet lingers on the held unit")
     parser.add_argument("--skip", default="",
                         help="cells to skip, e.g. firestore:32:10000,dynamodb:*:10000")
     parser.add_argument("--out", type=Path, default=RESULTS / "scale.json")
     parser.add_argument("--model-only", action="store_true",
-                        help="re-run the model on the cells in --out (and --merge)")
+                        help="re-run the model on the cells in --out, or on --merge's")
     parser.add_argument("--merge", default="",
-                        help="comma-separated result files whose cells join --out's")
+                        help="with --model-only: comma-separated result files whose cells "
+                             "(together) replace --out's")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop emulators on SIGTERM
     rows: list[dict[str, Any]] = []
     if args.model_only:
-        rows = json.loads(args.out.read_text())["cells"] if args.out.exists() else []
-        for extra in filter(None, args.merge.split(",")):
-            rows += json.loads(Path(extra).read_text())["cells"]
+        merge = [Path(m) for m in args.merge.split(",") if m]
+        if not merge:  # re-price --out's own cells
+            rows = json.loads(args.out.read_text())["cells"] if args.out.exists() else []
+        for extra in merge:  # else --out becomes the union of the merged files' cells
+            rows += json.loads(extra.read_text())["cells"]
     else:
         skip = {tuple(s.split(":")) for s in args.skip.split(",") if s}
         tmp = Path(tempfile.mkdtemp(prefix="docfleet-scale-"))
         with CloudBackends() as cloud:
             for backend in args.backends.split(","):
-                for units in [int(x) for x in args.units.split(",")]:
-                    for tasks in [int(x) for x in args.tasks.split(",")]:
-                        if any(s[0] == backend and s[1] in ("*", str(tasks))
-                               and s[2] in ("*", str(units)) for s in skip):
-                            continue
-                        uri = (f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
-                               if backend == "sqlite" else cloud.uri(backend))
-                        try:
-                            row = run_cell(uri, tasks, units, args.hold, tmp)
-                        except RuntimeError as exc:
-                            row = {"tasks": tasks, "units": units, "error": str(exc)}
-                        rows.append({"backend": backend, **row})
-                        print(json.dumps({k: rows[-1][k] for k in
-                                          ("backend", "tasks", "units", "wall_s")
-                                          if k in rows[-1]}), flush=True)
-                        write(args.out, rows, [])  # a cell at a time: nothing lost
+                for tasks, units in grid(args.cells, args.tasks, args.units):
+                    if any(s[0] == backend and s[1] in ("*", str(tasks))
+                           and s[2] in ("*", str(units)) for s in skip):
+                        continue
+                    uri = (f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
+                           if backend == "sqlite" else cloud.uri(backend))
+                    try:
+                        row = run_cell(uri, tasks, units, args.hold, tmp)
+                    except RuntimeError as exc:
+                        row = {"tasks": tasks, "units": units, "error": str(exc)}
+                    rows.append({"backend": backend, **row})
+                    print(json.dumps({k: rows[-1][k] for k in
+                                      ("backend", "tasks", "units", "wall_s")
+                                      if k in rows[-1]}), flush=True)
+                    write(args.out, rows, [])  # a cell at a time: nothing lost
         shutil.rmtree(tmp, ignore_errors=True)
     models = [model(b, [r for r in rows if r["backend"] == b])
               for b in dict.fromkeys(r["backend"] for r in rows)]

@@ -1,5 +1,6 @@
 """The deployment files held against the code: every DOCFLEET_* variable they set is a
-real setting, the Firestore indexes equal FIRESTORE_INDEXES, the DynamoDB table equals
+real setting, the Firestore indexes equal FIRESTORE_INDEXES (and its index exemptions
+FIRESTORE_UNINDEXED_FIELDS), the DynamoDB table equals
 DYNAMODB_TABLE, no primitive roles, no ``*`` resources in AWS policies."""
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ import pytest
 from infra_tools import REPO, TERRAFORM, load_dir, load_hcl, resources, tf_files
 
 from docfleet.settings import Settings
-from docfleet.state.schemas import DYNAMODB_TABLE, FIRESTORE_INDEXES
+from docfleet.state.schemas import (
+    DYNAMODB_TABLE,
+    FIRESTORE_INDEXES,
+    FIRESTORE_UNINDEXED_FIELDS,
+    FIRESTORE_UNITS_COLLECTION,
+)
 
 GCP = TERRAFORM / "modules" / "gcp"
 AWS = TERRAFORM / "modules" / "aws"
@@ -102,6 +108,26 @@ def test_firestore_indexes_equal_the_code() -> None:
     index = dict(resources(load_dir(GCP), "google_firestore_index"))["units"]
     assert index["for_each"] == "${local.firestore_indexes}"
     assert index["database"] == "${google_firestore_database.state.name}"
+
+
+def test_firestore_index_exemptions_equal_the_code() -> None:
+    """Every field in FIRESTORE_UNINDEXED_FIELDS is exempted (an empty ``index_config``:
+    no single-field index), and no query of the store filters or orders by one of them
+    (else the query would need the index the exemption removes)."""
+    local = {k: v for block in load_dir(GCP)["locals"] for k, v in block.items()}
+    assert sorted(local["firestore_unindexed_fields"]) == sorted(FIRESTORE_UNINDEXED_FIELDS)
+    field = dict(resources(load_dir(GCP), "google_firestore_field"))["unindexed"]
+    assert field["for_each"] == "${toset(local.firestore_unindexed_fields)}"
+    assert field["collection"] == FIRESTORE_UNITS_COLLECTION
+    assert field["field"] == "${each.value}"
+    assert field["index_config"] in ([{}], {}), field["index_config"]  # no index at all
+    assert field["database"] == "${google_firestore_database.state.name}"
+    indexed = {f for ix in FIRESTORE_INDEXES for f, _ in ix["fields"]}
+    assert not indexed & set(FIRESTORE_UNINDEXED_FIELDS)
+    source = (REPO / "worker/docfleet/state/firestore.py").read_text()
+    queried = set(re.findall(r'_where\([^,]+,\s*"(\w+)"', source)) | set(
+        re.findall(r'order_by\("(\w+)"', source))
+    assert queried and not queried & set(FIRESTORE_UNINDEXED_FIELDS), queried
 
 
 def test_dynamodb_table_equals_the_code() -> None:

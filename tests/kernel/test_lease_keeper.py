@@ -48,3 +48,20 @@ def test_a_renewal_refused_because_the_unit_was_taken_is_a_lost_lease(tmp_path: 
     with LeaseKeeper(store, claim, 30, 0.02, logging.getLogger("t")) as keeper:
         assert store.release_unit(claim, time.time())  # as a reclaim would
         assert keeper.lost.wait(5)
+
+
+def test_the_keeper_counts_its_renewal_writes(tmp_path: Path) -> None:
+    """The claim governor sizes a task's next slot by the renewals its last unit took."""
+    store = _store(tmp_path)
+    claim = store.claim_next_unit("r", "owner", 0, 30, time.time())
+    assert claim is not None
+    with LeaseKeeper(store, claim, 30, 0.05, logging.getLogger("t")) as keeper:
+        deadline = time.monotonic() + 10
+        while keeper.renewals < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    renewed = keeper.renewals
+    assert renewed >= 3
+    time.sleep(0.2)
+    assert keeper.renewals == renewed  # stopped: no renewal after the keeper ends
+    stored = next(u for u in store.units("r") if u.index == claim.unit_index)
+    assert stored.lease_expires_at > claim.lease_expires_at  # they were real writes

@@ -29,6 +29,8 @@ class LeaseKeeper:
         self.interval = interval
         self.log = log
         self.lost = threading.Event()
+        #: Renewal writes attempted so far (the claim governor counts a unit's writes).
+        self.renewals = 0
         #: Set by the worker just before it completes, fails or releases the unit: a
         #: renewal refused after that is the worker's own doing, not a lost lease.
         self.ending = threading.Event()
@@ -51,6 +53,7 @@ class LeaseKeeper:
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
             started = telemetry.now_ns()
+            self.renewals += 1
             try:
                 renewed = self.store.renew_lease(self.claim, self.lease_seconds, clock.now())
             except DocfleetError as exc:

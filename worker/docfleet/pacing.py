@@ -7,11 +7,17 @@ polls per second; each wait here is drawn uniformly from ``[d/2, d]`` (mean ``3d
 waits of at least ``N / (0.75 * budget)`` (where :func:`fleet_backoff` starts) bound the
 fleet at ``budget`` polls per second from its first wait on; a small fleet starts at the
 poll interval and backs off to ``MIN_GROWTH`` intervals. The budgets are per fleet.
+
+A store that declares a write ramp (Firestore's 500/50/5 rule) also has its fleet's claims
+spaced by :class:`ClaimGovernor`: ``N * writes_per_unit / R(t)`` seconds apart per task, so
+that the whole fleet's writes stay under the ramp ``R(t)`` with no coordination.
 """
 
 from __future__ import annotations
 
+import math
 import random
+from dataclasses import dataclass
 
 #: Idle polls per second of the whole fleet while it lingers (an idle poll is an empty
 #: claim, a progress read and a reclaim query: a handful of requests, about 20 document
@@ -75,3 +81,169 @@ class Backoff:
 
     def reset(self) -> None:
         self._delay = self.base
+
+
+# -- the fleet's write rate under a store's ramp --------------------------------------------
+#: The governor aims the fleet at this share of the ramp, so that jitter between the tasks'
+#: claims and a little clock drift between their plan times do not carry it over the line.
+RAMP_HEADROOM = 0.9
+
+
+@dataclass(frozen=True)
+class WriteRamp:
+    """A store's documented ramp for traffic to a new collection: ``start`` operations per
+    second at first, times ``growth`` every ``step_seconds`` (Firestore's "500/50/5":
+    500 ops/s, +50% every 5 minutes)."""
+
+    start: float
+    growth: float = 1.5
+    step_seconds: float = 300.0
+
+    def rate(self, elapsed: float) -> float:
+        """Operations per second allowed ``elapsed`` seconds after the traffic began (a
+        step function: ``start`` before it began or in its first step)."""
+        steps = math.floor(max(elapsed, 0.0) / self.step_seconds)
+        return self.start * self.growth ** min(steps, 200)  # 1.5**200: no limit left
+
+    def budget(self, elapsed: float) -> float:
+        """Operations the ramp allows from its start until ``elapsed`` (its integral)."""
+        elapsed, total, k = max(elapsed, 0.0), 0.0, 0
+        while elapsed > self.step_seconds and k < 200:
+            total += self.rate(k * self.step_seconds) * self.step_seconds
+            elapsed -= self.step_seconds
+            k += 1
+        return total + self.rate(k * self.step_seconds) * elapsed
+
+    def elapsed_at(self, budget: float) -> float:
+        """The inverse of :meth:`budget`: seconds from the start until ``budget``
+        operations are allowed."""
+        budget, elapsed, k = max(budget, 0.0), 0.0, 0
+        while k < 200 and budget > (step := self.rate(k * self.step_seconds)
+                                    * self.step_seconds):
+            budget -= step
+            elapsed += self.step_seconds
+            k += 1
+        return elapsed + budget / self.rate(k * self.step_seconds)
+
+    def seconds_to(self, rate: float) -> float:
+        """Seconds from the traffic's start until the ramp allows ``rate`` ops/s (0 if it
+        does from the start)."""
+        if rate <= self.start or self.growth <= 1.0:
+            return 0.0 if rate <= self.start else math.inf
+        return self.step_seconds * math.ceil(math.log(rate / self.start, self.growth))
+
+    def __str__(self) -> str:
+        return f"{self.start:g},{self.growth:g},{self.step_seconds:g}"
+
+
+def parse_ramp(text: str | None, default: WriteRamp | None) -> WriteRamp | None:
+    """The ramp an option names: ``None``/empty -> ``default``; ``off`` -> no ramp;
+    ``START`` or ``START,GROWTH,STEP_SECONDS`` (e.g. ``500,1.5,300``), other members from
+    ``default`` (or Firestore's 1.5 and 300 s). Raises :class:`ValueError` naming what is
+    wrong."""
+    if text is None or not text.strip():
+        return default
+    if text.strip().lower() == "off":
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    base = default or WriteRamp(1.0)
+    try:
+        numbers = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"ramp {text!r} is not 'off' or numbers") from None
+    if len(numbers) not in (1, 3):
+        raise ValueError(f"ramp {text!r} has {len(numbers)} values (want START or "
+                         "START,GROWTH,STEP_SECONDS)")
+    start = numbers[0]
+    growth, step = (numbers[1], numbers[2]) if len(numbers) == 3 else (base.growth,
+                                                                       base.step_seconds)
+    if not all(math.isfinite(x) for x in (start, growth, step)) or start <= 0 \
+            or growth < 1.0 or step <= 0:
+        raise ValueError(f"ramp {text!r}: START and STEP_SECONDS must be > 0 and GROWTH >= 1")
+    return WriteRamp(start, growth, step)
+
+
+def claim_spacing(tasks: int, writes_per_unit: float, ramp: WriteRamp,
+                  elapsed: float) -> float:
+    """The least time between two claims of one of ``tasks`` tasks so that the fleet,
+    each unit costing ``writes_per_unit`` writes, stays under ``RAMP_HEADROOM`` of the
+    ramp ``elapsed`` seconds after the plan: ``N * w / R(t)``."""
+    return max(tasks, 1) * max(writes_per_unit, 0.0) / (RAMP_HEADROOM * ramp.rate(elapsed))
+
+
+def plan_wait(ramp: WriteRamp, written: int, elapsed: float) -> float:
+    """Seconds a planner that has written ``written`` units ``elapsed`` seconds into its
+    plan waits before the next batch, so that its writes stay under ``RAMP_HEADROOM`` of
+    the ramp's *start* rate: the plan writes document ids and ``idx`` in order, sequential
+    values, which Firestore holds to 500 writes/s however far its ramp has grown (the same
+    as the ramp's start; a ``?ramp=START`` lowers both)."""
+    return max(0.0, written / (RAMP_HEADROOM * ramp.start) - elapsed)
+
+
+class ClaimGovernor:
+    """Keeps a fleet's writes under a store's ramp with no coordination. Every task knows
+    the task count N, the run's plan time and the ramp; it claims only on its own slots,
+    one per ``N * w / RAMP_HEADROOM`` operations of the ramp's budget (its integral since
+    the plan, so a slot is :func:`claim_spacing` seconds long at the rate of its time), at
+    a random place in each slot drawn once. The N tasks' places are uniform, so the fleet
+    claims at most once per ``w / RAMP_HEADROOM`` budget operations, spread evenly, and its
+    writes follow the ramp up its steps without bunching at them; the first claims are
+    jittered uniformly over one slot after the plan. A task claims at least one slot after
+    its last claim (so at least :func:`claim_spacing` apart); a task busy past its slot
+    claims when it is free and waits a whole slot from then.
+
+    ``w`` is the writes a unit costs: ``first_writes`` before the first unit, then the
+    backend's ``unit_writes`` plus the lease renewals the last unit took (:meth:`worked`).
+    Times are wall-clock seconds (the plan time is the planner's clock, which the worker
+    clamps to its own now; a skew of seconds is small against a ramp's minutes). Not
+    thread-safe (one per claim loop)."""
+
+    def __init__(self, ramp: WriteRamp, tasks: int, unit_writes: float, plan_time: float,
+                 first_writes: float | None = None, rng: random.Random | None = None) -> None:
+        self.ramp = ramp
+        self.tasks = max(tasks, 1)
+        self.unit_writes = unit_writes
+        self.plan_time = plan_time
+        self.writes = first_writes if first_writes is not None else unit_writes
+        self.place = (rng or random.Random()).random()
+        self._after = 0.0  # ramp budget before which this task does not claim
+        self._grid = True  # on its slots (until a late claim)
+        self.next_at = self._next_slot()
+
+    def interval(self) -> float:
+        """One slot, in operations of the ramp's budget."""
+        return self.tasks * max(self.writes, 1e-9) / RAMP_HEADROOM
+
+    def spacing(self, at: float) -> float:
+        """A slot's length in seconds at the ramp's rate of time ``at``."""
+        return claim_spacing(self.tasks, self.writes, self.ramp, at - self.plan_time)
+
+    def _next_slot(self) -> float:
+        slot = self.interval()
+        if not self._grid:
+            return self.plan_time + self.ramp.elapsed_at(self._after)
+        k = max(0, math.ceil(self._after / slot - self.place))
+        return self.plan_time + self.ramp.elapsed_at(slot * (k + self.place))
+
+    def wait(self, now: float) -> float:
+        """Seconds to wait from ``now`` before the next claim (0: claim now)."""
+        return max(0.0, self.next_at - now)
+
+    def claimed(self, now: float) -> None:
+        """A claim was made at ``now``: the next one waits at least a whole slot. A claim
+        made on time keeps the task on its slots; a late one (the task was busy past its
+        slot) waits a slot from ``now`` and leaves the grid (its place is then set by
+        when its units end, which spreads as well as a random draw)."""
+        budget, slot = self.ramp.budget(now - self.plan_time), self.interval()
+        if budget - self.ramp.budget(self.next_at - self.plan_time) > 0.01 * slot:
+            self._grid = False
+        self._after = budget + slot * (1 - 1e-9)
+        self.next_at = self._next_slot()
+
+    def worked(self, renewals: int) -> None:
+        """The claimed unit ended after ``renewals`` lease renewals (one write each): its
+        writes replace the estimate, which sizes the slots from here on."""
+        before = self.interval()
+        self.writes = self.unit_writes + max(renewals, 0)
+        self._after += self.interval() - before  # a whole slot (of the new size) after
+        self.next_at = self._next_slot()

@@ -14,6 +14,7 @@ from docfleet.errors import ConfigError
 from docfleet.models import Run, RunSpec, Unit
 from docfleet.settings import MAX_TOTAL  # the most documents one run may hold
 from docfleet.state.base import CoordinationStore, CreateResult, check_fingerprint
+from docfleet.state.optional import write_ramp
 
 #: Units per planned batch (one write each), between which the planner heartbeats.
 PLAN_BATCH = faults.PLAN_BATCH or 500
@@ -23,6 +24,8 @@ UNITS_PER_TASK = 3
 #: The most units one run may plan: planning writes every unit once (in PLAN_BATCH
 #: writes) and ``status`` / finalize read them all, so a larger run uses larger units.
 MAX_PLAN_UNITS = 1_000_000
+#: Longest pause between two heartbeats of a planner pacing itself under a write ramp.
+PLAN_PACE_HEARTBEAT = 5.0
 
 
 def check_plannable(spec: RunSpec) -> None:
@@ -54,17 +57,25 @@ def plan_units(spec: RunSpec) -> Iterator[Unit]:
 
 
 def _write_plan(store: CoordinationStore, spec: RunSpec, planner: str, log: logging.Logger,
-                stop: threading.Event | None = None) -> bool:
+                stop: threading.Event | None = None,
+                heartbeat: float = PLAN_PACE_HEARTBEAT) -> bool:
     """Write the units in batches, heartbeating between them. ``stop`` (SIGTERM) ends it
     after the current batch and hands the plan over: its heartbeat is set to 0, so a peer
-    takes it over at once (units already written are kept: put_units is idempotent)."""
+    takes it over at once (units already written are kept: put_units is idempotent).
+
+    On a store that declares a write ramp the batches are paced at
+    :func:`pacing.plan_wait` (the plan writes its document ids and ``idx`` in order:
+    sequential values), heartbeating every ``heartbeat`` seconds while it waits."""
     batch: list[Unit] = []
+    declared = write_ramp(store)
+    started, written = time.monotonic(), 0
     if faults.ARMED:
         faults.hit("plan.start")
     for unit in plan_units(spec):
         batch.append(unit)
         if len(batch) >= PLAN_BATCH:
             store.put_units(spec.run_id, batch)
+            written += len(batch)
             if faults.ARMED:
                 faults.hit("plan.batch")
             batch = []
@@ -76,6 +87,15 @@ def _write_plan(store: CoordinationStore, spec: RunSpec, planner: str, log: logg
             if not store.touch_plan(spec.run_id, planner, clock.now()):
                 log.warning("lost the plan of run %s to another task", spec.run_id)
                 return False
+            if declared is not None:
+                wait = pacing.plan_wait(declared[0], written, time.monotonic() - started)
+                while wait > 0 and not (stop is not None and stop.is_set()):
+                    # in slices with a heartbeat each, so peers never see the plan stale
+                    (stop or threading.Event()).wait(min(wait, heartbeat))
+                    wait -= heartbeat
+                    if wait > 0 and not store.touch_plan(spec.run_id, planner, clock.now()):
+                        log.warning("lost the plan of run %s to another task", spec.run_id)
+                        return False
     if batch:
         store.put_units(spec.run_id, batch)
         if faults.ARMED:
@@ -144,6 +164,7 @@ def ensure_planned(
     :func:`pacing.cold_start_spread`, and the plan wait backs off with jitter up to a
     ceiling that keeps the fleet under ``FLEET_PLAN_POLLS_PER_SECOND`` reads."""
     check_plannable(spec)
+    beat = min(PLAN_PACE_HEARTBEAT, stale_seconds / 3)  # a paced plan is never stale
     result: CreateResult | None = None
     if task_index > 0 and tasks > 1:
         if stop.wait(random.uniform(0, pacing.cold_start_spread(tasks))):
@@ -158,7 +179,7 @@ def ensure_planned(
         log.info("planning run %s: %d units of %d documents", spec.run_id, spec.unit_count,
                  spec.unit_size, extra={"event": "plan.won"})
         telemetry.set_attributes({"docfleet.plan.outcome": "won"})
-        if _write_plan(store, spec, planner, log, stop):
+        if _write_plan(store, spec, planner, log, stop, beat):
             log.info("plan landed: %d units", spec.unit_count, extra={"event": "plan.landed"})
     elif result.run.planned:
         log.info("already planned; resuming", extra={"event": "plan.resumed"})
@@ -183,7 +204,7 @@ def ensure_planned(
             log.warning("planner %s went quiet; taking over the plan", run.planner,
                         extra={"event": "plan.takeover"})
             telemetry.set_attributes({"docfleet.plan.outcome": "takeover"})
-            _write_plan(store, spec, planner, log, stop)
+            _write_plan(store, spec, planner, log, stop, beat)
             backoff.reset()
             continue
         stop.wait(backoff.next())

@@ -191,7 +191,7 @@ def _gs(parsed: ParsedURI) -> list[Finding]:
 
 
 def _init_firestore(parsed: ParsedURI) -> list[Finding]:
-    from docfleet.state.schemas import FIRESTORE_INDEXES
+    from docfleet.state.schemas import FIRESTORE_INDEXES, FIRESTORE_UNINDEXED_FIELDS
 
     project = parsed.netloc
     database = parsed.path.strip("/") or "(default)"
@@ -242,6 +242,22 @@ def _init_firestore(parsed: ParsedURI) -> list[Finding]:
         else:
             findings.append(Finding(False, f"{where}: index on units({names}) is missing",
                                     "apply terraform/ (module gcp creates it)"))
+    group = f"{db_name}/collectionGroups/{FIRESTORE_INDEXES[0]['collection_group']}"
+    for name in FIRESTORE_UNINDEXED_FIELDS:
+        # an exempted field has its own config with no index (not its ancestor's)
+        try:
+            config = admin.get_field(name=f"{group}/fields/{name}").index_config
+            exempt = not config.uses_ancestor_config and not list(config.indexes)
+        except gexc.NotFound:
+            exempt = False
+        except gexc.GoogleAPICallError as exc:
+            from docfleet.cloud.gcp import gcp_error
+
+            raise gcp_error(exc, f"{where} init") from None
+        findings.append(Finding(True, f"{where}: units.{name} is not indexed") if exempt else
+                        Finding(False, f"{where}: units.{name} is still indexed (a "
+                                       "collection writing it is held to 500 writes/s)",
+                                "apply terraform/ (module gcp exempts it)"))
     return findings
 
 

@@ -21,14 +21,14 @@ from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
 from docfleet.lease import LeaseKeeper, LeaseWatch
 from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
-from docfleet.models import CLAIMABLE_RUN_STATES, Claim, Progress, RunSpec, RunState, UnitState
+from docfleet.models import CLAIMABLE_RUN_STATES, Claim, Progress, Run, RunSpec, RunState, UnitState
 from docfleet.packs.base import DocumentPack, PackContext, PackSession, uses_context
 from docfleet.planner import ensure_planned
 from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
-from docfleet.state.optional import lost_races, work_waiter
+from docfleet.state.optional import lost_races, work_waiter, write_ramp
 
 EXIT_OK = 0
 EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
@@ -65,6 +65,7 @@ class UnitOutcome:
     status: str  # done | lost | released | failed
     documents: int = 0
     bytes: int = 0
+    renewals: int = 0  # lease renewal writes the unit took
 
 
 class Worker:
@@ -141,10 +142,16 @@ class Worker:
         # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
         backoff = pacing.fleet_backoff(self.settings.poll_seconds, self.identity.count,
                                        pacing.FLEET_IDLE_POLLS_PER_SECOND)
+        governor = self._governor(run)
         while not self.stop.is_set():
             opcount.set_phase("drain")
             if not self._run_claimable():
                 return EXIT_OK
+            if governor is not None and (wait := governor.wait(clock.now())) > 0:
+                # the fleet's writes keep under the store's ramp: this task's turn is later
+                opcount.mark("ramp_ms", int(wait * 1000))
+                self.stop.wait(min(wait, self._state_interval))
+                continue
             opcount.set_phase("claim")
             claim = self._claim(hint)
             if claim is not None:
@@ -153,7 +160,12 @@ class Worker:
                 opcount.mark("claim")
                 idle_since = None
                 backoff.reset()
-                if self._work(claim).status == "done":
+                if governor is not None:
+                    governor.claimed(clock.now())
+                outcome = self._work(claim)
+                if governor is not None:
+                    governor.worked(outcome.renewals)
+                if outcome.status == "done":
                     opcount.mark("unit_done")
                 continue
             opcount.move("claim", "idle")
@@ -195,6 +207,27 @@ class Worker:
             opcount.mark("idle_ms", int(wait * 1000))
             self._idle_wait(wait)
         return self._signal_exit()
+
+    def _governor(self, run: Run) -> pacing.ClaimGovernor | None:
+        """The claim governor of a store that declares a write ramp (``None`` without
+        one): N tasks, the run's plan time (its ``updated_at`` when it was marked planned
+        or last changed state), the store's writes per unit. Before its first unit a task
+        counts the renewals of a unit lasting one lease (``lease / heartbeat``); after, the
+        renewals its last unit really took. The plan time is the planner's clock: one in
+        this task's future (a planner with a fast clock) counts from now, so a bad clock
+        can make the ramp look further along than it is, never stall a task."""
+        declared = write_ramp(self.store)
+        if declared is None:
+            return None
+        ramp, unit_writes = declared
+        first = unit_writes + self.settings.lease_seconds / self.settings.heartbeat
+        planned = min(run.updated_at, clock.now())
+        governor = pacing.ClaimGovernor(ramp, self.identity.count, unit_writes, planned,
+                                        first_writes=first)
+        self.log.info("claims spaced under the store's write ramp (%s): %.2fs apart at first",
+                      ramp, governor.spacing(planned),
+                      extra={"event": "ramp.governor", "ramp": str(ramp)})
+        return governor
 
     def _idle_wait(self, seconds: float) -> None:
         """Wait ``seconds`` for peers' units, or less: a store that can signal a change
@@ -361,6 +394,7 @@ class Worker:
             unit_span.set_attributes({"docfleet.unit.outcome": outcome.status,
                                       "docfleet.unit.documents": outcome.documents,
                                       "docfleet.unit.bytes": outcome.bytes})
+        outcome.renewals = keeper.renewals  # the keeper has stopped: its final count
         return outcome
 
     def _environment_fault(self, claim: Claim, exc: EnvironmentFault) -> UnitOutcome:

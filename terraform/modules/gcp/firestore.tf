@@ -27,3 +27,16 @@ resource "google_firestore_index" "units" {
     }
   }
 }
+
+# Single-field index exemptions: an empty index_config disables the automatic ascending,
+# descending and array indexes of the field (docfleet.state.schemas.FIRESTORE_UNINDEXED_FIELDS).
+resource "google_firestore_field" "unindexed" {
+  for_each = toset(local.firestore_unindexed_fields)
+
+  project    = var.project_id
+  database   = google_firestore_database.state.name
+  collection = "units"
+  field      = each.value
+
+  index_config {}
+}

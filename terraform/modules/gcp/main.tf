@@ -1,7 +1,8 @@
 /**
  * docfleet on Google Cloud: a Cloud Run v2 job (one execution = one fleet of identical
- * tasks), the Firestore database and the composite indexes the claim and reclaim queries
- * need (exactly docfleet.state.schemas.FIRESTORE_INDEXES), the GCS output bucket, the
+ * tasks), the Firestore database, the composite index the claim query needs (exactly
+ * docfleet.state.schemas.FIRESTORE_INDEXES) and the single-field index exemptions of
+ * FIRESTORE_UNINDEXED_FIELDS, the GCS output bucket, the
  * Artifact Registry repository, Secret Manager secrets for LLM keys, and a dedicated
  * service account with least-privilege IAM.
  */
@@ -28,20 +29,18 @@ locals {
     GOOGLE_CLOUD_PROJECT = var.project_id
   }, var.settings)
 
-  # The claim query (state == PENDING order by idx) and the reclaim query (state ==
-  # RUNNING and lease_expires_at < now) over the "units" collection group.
+  # The claim query (state == PENDING order by idx) over the "units" collection group.
   firestore_indexes = {
     claim = {
       collection  = "units"
       query_scope = "COLLECTION"
       fields      = [["state", "ASCENDING"], ["idx", "ASCENDING"]]
     }
-    reclaim = {
-      collection  = "units"
-      query_scope = "COLLECTION"
-      fields      = [["state", "ASCENDING"], ["lease_expires_at", "ASCENDING"]]
-    }
   }
+  # Unit fields whose values only grow (timestamps, the plan's start offsets) and that no
+  # query uses: not indexed, so the units collection is not held to Firestore's
+  # 500 writes/s for sequential indexed values.
+  firestore_unindexed_fields = ["lease_expires_at", "claimed_at", "finished_at", "start"]
 }
 
 # -- service account -----------------------------------------------------------------------

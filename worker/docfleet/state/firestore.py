@@ -62,7 +62,7 @@ from docfleet.models import (
     claim_token,
 )
 from docfleet.retry import RetryPolicy, default_bound, one_line
-from docfleet.state import rules
+from docfleet.state import registry, rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
     FIRESTORE_COUNTS_COLLECTION,
@@ -118,8 +118,11 @@ class FirestoreStateStore:
 
     def __init__(
         self, project: str, database: str | None = None, *, prefix: str = "",
-        retry_seconds: float | None = None,
+        retry_seconds: float | None = None, write_ramp: Any = "default",
     ) -> None:
+        """``write_ramp``: the ramp the fleet's claims keep under (a
+        :class:`~docfleet.pacing.WriteRamp`, ``None`` for none, ``"default"`` for the
+        registry's 500/50/5)."""
         try:
             from google.cloud import firestore
         except ImportError:
@@ -140,6 +143,10 @@ class FirestoreStateStore:
         self.lost_races = 0
         self._unit_counts: dict[str, int] = {}
         self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
+        entry = registry.backend("firestore")
+        #: The ramp a fleet keeps its writes under and a unit's writes (state.optional).
+        self.write_ramp = default_ramp() if write_ramp == "default" else write_ramp
+        self.unit_writes = entry.unit_writes
         from docfleet.state import opcount
 
         opcount.maybe_instrument(self)
@@ -517,11 +524,15 @@ class FirestoreStateStore:
         })
 
     def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
-        query = self._where(
-            self._where(self._units_ref(run_id), "state", "==", UnitState.RUNNING.value),
-            "lease_expires_at", "<", now)
+        """Reads the RUNNING units (``state`` is indexed; ``lease_expires_at`` is not, see
+        ``schemas.FIRESTORE_UNINDEXED_FIELDS``) and compares their leases here: one read
+        per RUNNING unit, at most one per task, for ``resume``'s one reclaim."""
+        query = self._where(self._units_ref(run_id), "state", "==", UnitState.RUNNING.value)
         moved = 0
         for snap in self._stream("reclaim", query):
+            expires = snap.get("lease_expires_at")
+            if expires is None or expires >= now:
+                continue
             ref = snap.reference
 
             def change(d: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -813,9 +824,19 @@ class FirestoreStateStore:
         self._client.close()
 
 
+def default_ramp() -> Any:
+    """The registry's ramp for Firestore (500 ops/s, x1.5 every 300 s) as a WriteRamp."""
+    from docfleet.pacing import WriteRamp
+
+    ramp = registry.backend("firestore").write_ramp
+    return WriteRamp(*ramp) if ramp else None
+
+
 def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> FirestoreStateStore:
     """Open ``firestore://PROJECT[/DATABASE]?prefix=…``. ``?emulator=HOST:PORT`` (tests)
-    is the same as ``FIRESTORE_EMULATOR_HOST``."""
+    is the same as ``FIRESTORE_EMULATOR_HOST``. ``?ramp=off`` stops the fleet's claims
+    being spaced under Firestore's write ramp; ``?ramp=START[,GROWTH,STEP_SECONDS]`` sets
+    another ramp (default ``500,1.5,300``). Raises :class:`ConfigError` for a bad URI."""
     if not parsed.netloc:
         raise ConfigError(f"state URI {parsed.raw!r} names no project",
                           "use firestore://PROJECT[/DATABASE]?prefix=…")
@@ -832,7 +853,15 @@ def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> Firestore
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
+    from docfleet.pacing import parse_ramp
     from docfleet.settings import uri_seconds
 
+    try:
+        ramp = parse_ramp(parsed.query.get("ramp"), default_ramp())
+    except ValueError as exc:
+        raise ConfigError(f"state URI {parsed.raw!r}: {exc}",
+                          "use ?ramp=off, ?ramp=START or ?ramp=START,GROWTH,STEP_SECONDS "
+                          "(Firestore's rule: 500,1.5,300)") from None
     return FirestoreStateStore(parsed.netloc, database, prefix=parsed.query.get("prefix", ""),
-                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))
+                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw),
+                               write_ramp=ramp)

@@ -1,11 +1,14 @@
 """The optional members of a state store, beyond the contract (:mod:`docfleet.state.base`):
 what a backend may offer, and what the kernel does when it does not. The kernel reads
-them only through :func:`lost_races` and :func:`work_waiter`."""
+them only through :func:`lost_races`, :func:`work_waiter` and :func:`write_ramp`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from docfleet.pacing import WriteRamp
 
 
 @runtime_checkable
@@ -29,6 +32,26 @@ class SignalsWork(Protocol):
         or changed work of ``run_id``, ``False`` on timeout. Reads only; never raises for
         a timeout."""
         ...
+
+
+@runtime_checkable
+class RampsWrites(Protocol):
+    """A store whose write rate to a new collection must grow on a ramp (Firestore's
+    500/50/5 rule), with the writes one unit costs it. The kernel spaces its claims so the
+    whole fleet stays under the ramp (``pacing.ClaimGovernor``). Without it, or with
+    ``write_ramp`` ``None`` (``?ramp=off``), claims are not spaced."""
+
+    #: the ramp this store's writes must follow, or ``None``
+    write_ramp: WriteRamp | None
+    #: writes one unit costs (its claim and its completion), lease renewals aside
+    unit_writes: float
+
+
+def write_ramp(store: Any) -> tuple[WriteRamp, float] | None:
+    """``(store.write_ramp, store.unit_writes)``, or ``None`` for a store with no ramp."""
+    if isinstance(store, RampsWrites) and store.write_ramp is not None:
+        return store.write_ramp, float(store.unit_writes)
+    return None
 
 
 def lost_races(store: Any) -> int | None:

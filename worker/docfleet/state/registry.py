@@ -39,6 +39,13 @@ class StateBackend:
     (``bench/scale.py`` prices a run with it; 0 for a store billed by the machine).
     ``init`` is the ``"module:function"`` that ``docfleet store init`` runs on a parsed URI
     (``None``: opening the store creates or checks what it needs).
+    ``write_ramp`` is the store's documented ramp for a new collection's writes, as
+    ``(start ops/s, growth, step seconds)`` (``None``: no ramp), and ``unit_writes`` the
+    writes one unit costs it (claim and completion, measured by ``bench/scale.py``); the
+    kernel spaces a fleet's claims by them (``pacing.ClaimGovernor``, read through
+    ``state.optional.write_ramp``). ``renew_units`` is the (read, write) units one lease
+    renewal costs, in ``state.opcount``'s billing terms (``bench/scale.py``'s model adds
+    them for units longer than a heartbeat; its cells' one-document units renew none).
     """
 
     scheme: str
@@ -49,6 +56,9 @@ class StateBackend:
     example: str
     op_prices: tuple[float, float] = (0.0, 0.0)
     init: str | None = None
+    write_ramp: tuple[float, float, float] | None = None
+    unit_writes: float = 0.0
+    renew_units: tuple[float, float] = (0.0, 1.0)  # one conditional UPDATE / UpdateItem
 
     def open(self, parsed: ParsedURI, *, create: bool = True) -> StateStore:
         """Import the backend's module and open the store ``parsed`` names; ``create=False``
@@ -64,7 +74,11 @@ BACKENDS: tuple[StateBackend, ...] = (
     StateBackend("firestore", "docfleet.state.firestore:open_firestore_store",
                  "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P",
                  # nam5: $0.06 per 100,000 document reads, $0.18 per 100,000 writes
-                 (0.06 / 1e5, 0.18 / 1e5), init="docfleet.storeinit:_init_firestore"),
+                 (0.06 / 1e5, 0.18 / 1e5), init="docfleet.storeinit:_init_firestore",
+                 # "500/50/5": a new collection starts at 500 ops/s, +50% every 5 minutes;
+                 # a unit is 4 writes (claim, completion: unit document + counter shard)
+                 write_ramp=(500.0, 1.5, 300.0), unit_writes=4.0,
+                 renew_units=(1.0, 1.0)),  # compare-and-set: read, then a fenced update
     StateBackend("dynamodb", "docfleet.state.dynamodb:open_dynamodb_store", "aws.dynamodb",
                  "aws", "moto_emulator", "dynamodb://TABLE?region=R",
                  # on-demand, us-east-1: $0.125 per million reads, $0.625 per million writes

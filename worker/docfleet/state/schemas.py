@@ -26,21 +26,29 @@ def firestore_count_shards(unit_count: int) -> int:
     a shard under 1 write/s while ``2R <= shards`` (400 shards: R = 200 units/s)."""
     return min(400, max(16, -(-unit_count // 2000)))
 
-#: The composite indexes the claim and reclaim queries need (collection group ``units``):
-#: claim: ``state == PENDING`` ordered by ``idx``; reclaim: ``state == RUNNING`` and
-#: ``lease_expires_at < now``.
+#: The composite index the claim query needs (collection group ``units``): ``state ==
+#: PENDING`` ordered by ``idx``. No other unit query needs one: the lingering tasks' lease
+#: watch reads ``state == RUNNING`` (single-field), and ``resume``'s reclaim reads the
+#: RUNNING units and compares their ``lease_expires_at`` in the client.
 FIRESTORE_INDEXES: list[dict[str, Any]] = [
     {
         "collection_group": FIRESTORE_UNITS_COLLECTION,
         "query_scope": "COLLECTION",
         "fields": [("state", "ASCENDING"), ("idx", "ASCENDING")],
     },
-    {
-        "collection_group": FIRESTORE_UNITS_COLLECTION,
-        "query_scope": "COLLECTION",
-        "fields": [("state", "ASCENDING"), ("lease_expires_at", "ASCENDING")],
-    },
 ]
+#: Unit fields exempted from Firestore's automatic single-field indexes (Terraform's
+#: ``google_firestore_field`` with an empty ``index_config``). Firestore limits a
+#: collection whose documents carry monotonically increasing values in an indexed field
+#: to 500 writes per second ("sharded timestamps"), and lifts it for a field no index
+#: holds. These are the unit fields whose values grow with time or with the plan order and
+#: that no query filters or orders by: every claim writes ``lease_expires_at`` and
+#: ``claimed_at``, every renewal ``lease_expires_at``, every completion ``finished_at``;
+#: the plan writes ``start`` in index order. (``idx`` stays indexed: the claim query
+#: orders by it; it is written once, by the plan.)
+FIRESTORE_UNINDEXED_FIELDS: tuple[str, ...] = (
+    "lease_expires_at", "claimed_at", "finished_at", "start",
+)
 
 # -- DynamoDB -----------------------------------------------------------------------------
 #: One table. Items: run marker ``pk=RUN#{run_id}, sk=RUN``; units
