@@ -28,7 +28,7 @@ from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
-from docfleet.state.optional import lost_races, work_waiter
+from docfleet.state.optional import complete_and_claim_next, lost_races, work_waiter
 
 EXIT_OK = 0
 EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
@@ -99,6 +99,9 @@ class Worker:
         self._watched = -math.inf  # monotonic time of the last look at the RUNNING units
         self._state_interval = pacing.fleet_interval(
             RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
+        self._hint = 0
+        # the next unit, claimed by the call that completed the last one (and its span)
+        self._next: tuple[Claim, int, dict[str, Any]] | None = None
 
     # -- signals ----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -135,7 +138,7 @@ class Worker:
             )
         if run is None:
             return self._signal_exit()
-        hint = self.identity.index * self.spec.unit_count // self.identity.count
+        hint = self._hint = self.identity.index * self.spec.unit_count // self.identity.count
         idle_since: float | None = None
         # idle polls back off with jitter up to a ceiling that grows with the fleet, so
         # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
@@ -143,10 +146,12 @@ class Worker:
                                        pacing.FLEET_IDLE_POLLS_PER_SECOND)
         while not self.stop.is_set():
             opcount.set_phase("drain")
-            if not self._run_claimable():
+            # a unit claimed with the last completion was claimed as if here (no run-state
+            # check was due then): it is worked before the run's state is looked at again
+            if self._next is None and not self._run_claimable():
                 return EXIT_OK
             opcount.set_phase("claim")
-            claim = self._claim(hint)
+            claim = self._take_next() or self._claim(hint)
             if claim is not None:
                 opcount.move("claim", "drain")
                 opcount.set_phase("drain")
@@ -194,6 +199,7 @@ class Worker:
             wait = min(backoff.next(), left + 0.01)
             opcount.mark("idle_ms", int(wait * 1000))
             self._idle_wait(wait)
+        self._release_next()
         return self._signal_exit()
 
     def _idle_wait(self, seconds: float) -> None:
@@ -213,8 +219,11 @@ class Worker:
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
 
+    def _state_check_due(self) -> bool:
+        return time.monotonic() - self._state_checked >= self._state_interval
+
     def _run_claimable(self) -> bool:
-        if time.monotonic() - self._state_checked < self._state_interval:
+        if not self._state_check_due():
             return True
         self._state_checked = time.monotonic()
         run = self.store.get_run(self.spec.run_id)
@@ -330,6 +339,51 @@ class Worker:
                 **telemetry.db_attributes(self.store.uri), "db.operation.name": "claim_next_unit",
                 "docfleet.claim.hint": hint, **attrs}, kind=telemetry.SpanKind.CLIENT)
         return claim
+
+    def _complete(self, claim: Claim, part_sha: str) -> bool:
+        """Mark the unit DONE (fenced). When the task goes on claiming (no stop, no
+        run-state check due) the same call claims the next unit
+        (``complete_and_claim_next``: one statement on PostgreSQL), which the drain loop
+        then works; a fenced completion claims nothing."""
+        if self.stop.is_set() or self._state_check_due():
+            return self.store.complete_unit(claim, part_sha, clock.now())
+        started, t0 = telemetry.now_ns(), time.perf_counter()
+        races = lost_races(self.store) if telemetry.enabled() else None
+        completed, nxt = complete_and_claim_next(
+            self.store, claim, part_sha, self.identity.owner, self._hint,
+            self.settings.lease_seconds, clock.now())
+        if nxt is not None:
+            attrs = telemetry.claim_attributes(nxt, time.perf_counter() - t0, races,
+                                               lost_races(self.store)) if started else {}
+            self._next = (nxt, started, attrs)
+        return completed
+
+    def _take_next(self) -> Claim | None:
+        """The unit claimed with the last completion, if any; its ``docfleet.claim`` span
+        is recorded now, as a child of the task's span like any claim's."""
+        if self._next is None:
+            return None
+        claim, started, attrs = self._next
+        self._next = None
+        if started:
+            telemetry.record_span("docfleet.claim", started, {
+                **telemetry.db_attributes(self.store.uri),
+                "db.operation.name": "complete_and_claim_next",
+                "docfleet.claim.hint": self._hint, **attrs}, kind=telemetry.SpanKind.CLIENT)
+        return claim
+
+    def _release_next(self) -> None:
+        """A stop came between the completion that claimed a unit and its work: give
+        that unit back at once (no attempt burnt)."""
+        claim = self._take_next()
+        if claim is not None:
+            with telemetry.span("docfleet.lease.release",
+                                {"docfleet.unit.index": claim.unit_index}) as s:
+                released = self.store.release_unit(claim, clock.now())
+                s.set_attribute("docfleet.lease.released", released)
+            self.log.info("released unit %d for a peer" if released else
+                          "unit %d was already reclaimed", claim.unit_index,
+                          extra={"event": "lease.release", "unit": claim.unit_index})
 
     def _work(self, claim: Claim) -> UnitOutcome:
         self.log.info("claimed unit %d (documents %d-%d, attempt %d)", claim.unit_index,
@@ -475,7 +529,7 @@ class Worker:
             faults.hit("unit.part")
         keeper.ending.set()
         self._environment_faults = 0
-        if not self.store.complete_unit(claim, part_sha, clock.now()):
+        if not self._complete(claim, part_sha):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,
                              extra={"event": "unit.fenced", "unit": claim.unit_index})
