@@ -345,7 +345,7 @@ class Worker:
         run-state check due) the same call claims the next unit
         (``complete_and_claim_next``: one statement on PostgreSQL), which the drain loop
         then works; a fenced completion claims nothing."""
-        if self.stop.is_set() or self._state_check_due():
+        if not self._claims_with_completion():
             return self.store.complete_unit(claim, part_sha, clock.now())
         started, t0 = telemetry.now_ns(), time.perf_counter()
         races = lost_races(self.store) if telemetry.enabled() else None
@@ -357,6 +357,11 @@ class Worker:
                                                lost_races(self.store)) if started else {}
             self._next = (nxt, started, attrs)
         return completed
+
+    def _claims_with_completion(self) -> bool:
+        """Whether the drain loop would claim right after this completion: no stop, and
+        no run-state check due (that check comes first, at the top of the loop)."""
+        return not self.stop.is_set() and not self._state_check_due()
 
     def _take_next(self) -> Claim | None:
         """The unit claimed with the last completion, if any; its ``docfleet.claim`` span

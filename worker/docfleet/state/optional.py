@@ -69,9 +69,10 @@ def complete_and_claim_next(store: Any, claim: Claim, part_sha256: str, owner: s
                             ) -> tuple[bool, Claim | None]:
     """``store.complete_and_claim_next``, or the same contract by ``complete_unit`` and
     then (only if it applied) ``claim_next_unit``: every backend offers it."""
-    if isinstance(store, CompletesAndClaims):
-        return store.complete_and_claim_next(claim, part_sha256, owner, hint,
-                                             lease_seconds, now)
+    # a lookup, not isinstance: a runtime Protocol check costs ~8 µs, once per unit
+    own = getattr(store, "complete_and_claim_next", None)
+    if own is not None:
+        return own(claim, part_sha256, owner, hint, lease_seconds, now)
     if not store.complete_unit(claim, part_sha256, now):
         return False, None
     return True, store.claim_next_unit(claim.run_id, owner, hint, lease_seconds, now)

@@ -60,7 +60,7 @@ from docfleet.uris import ParsedURI
 T = TypeVar("T")
 
 #: The schema version this code writes and reads; ``S.meta`` records the database's.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: version -> DDL that brings a schema from ``version - 1`` to ``version``. Append only.
 MIGRATIONS: dict[int, str] = {
@@ -134,6 +134,12 @@ CREATE TABLE finalizers (
     owner text NOT NULL,
     expires_at double precision NOT NULL
 );
+""",
+    # v3: no index on every unit's state. Each transition changes the state, so each
+    # wrote an entry into it (two per claim + complete pair, a fifth of the pair's WAL);
+    # only progress read it, and that walks the run's units by the primary key as well.
+    3: """
+DROP INDEX IF EXISTS units_by_state;
 """,
 }
 
