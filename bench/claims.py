@@ -254,13 +254,17 @@ def main() -> None:
     parser.add_argument("--combined", default="on",
                         help="on: each completion claims the next unit in the same call "
                              "(complete_and_claim_next); off: complete, then claim; or on,off")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of the whole grid (rows carry their round): on a shared "
+                             "machine compare medians, not one row")
     parser.add_argument("--out", type=Path, default=RESULTS / "claims.json")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="docfleet-bench-")
     rows = []
     ctx = multiprocessing.get_context("spawn")
     with CloudBackends() as cloud:
-        for backend in args.backends.split(","):
+        for backend, repeat in [(b, r) for r in range(args.repeat)
+                                for b in args.backends.split(",")]:
             for start in args.start.split(","):
                 for procs, combined in [(int(p), c == "on") for c in args.combined.split(",")
                                         for p in args.procs.split(",")]:
@@ -276,7 +280,8 @@ def main() -> None:
                         except DocfleetError as exc:  # e.g. claims that never get through
                             row = {"procs": procs, "units": args.units,
                                    "combined": combined, "error": str(exc)[:160]}
-                    rows.append({"backend": backend, "start": start, **row})
+                    rows.append({"backend": backend, "start": start, **row,
+                                 **({"round": repeat} if args.repeat > 1 else {})})
                     print(json.dumps(rows[-1]), flush=True)
     table = Table(title=f"claims: {args.units} units, no-op payload")
     columns = list(dict.fromkeys(c for row in rows for c in row))
