@@ -59,11 +59,13 @@ RESULTS = Path(__file__).parent / "results"
 
 
 def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float,
-          combined: bool = True) -> dict[str, Any]:
+          combined: bool = True, advance: bool = True, units: int = 1) -> dict[str, Any]:
     """One process: claim and complete until the pool is empty; return its timings and
     its CPU seconds. ``combined``: each completion claims the next unit in the same call
     (``complete_and_claim_next``); else ``complete_unit`` then ``claim_next_unit``. A
-    latency is the wait for a claim: the claim call, or the combined call."""
+    latency is the wait for a claim: the claim call, or the combined call. ``advance``:
+    after a claim the next search starts just past it (what workers do), else always at
+    ``hint``."""
     store = open_state_store(uri)
     while time.time() < start_at:
         time.sleep(0.001)
@@ -78,6 +80,8 @@ def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float,
         t1 = time.perf_counter()
         while claim is not None:
             latencies.append(t1 - t0)
+            if advance:  # as workers do: look on just past the last claim
+                hint = (claim.unit_index + 1) % units
             if combined:
                 t0 = time.perf_counter()
                 _, claim = complete_and_claim_next(store, claim, "0" * 64, owner, hint,
@@ -156,14 +160,15 @@ def server_stats(server: Any, schema: str) -> dict[str, float]:
 
 
 def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True,
-            combined: bool = True, server: Any = None) -> dict[str, Any]:
+            combined: bool = True, server: Any = None, advance: bool = True
+            ) -> dict[str, Any]:
     run_id = plan(uri, units)
     schema = dict(parse_qsl(urlsplit(uri).query)).get("schema", "docfleet")
     before = server_stats(server, schema) if server is not None else None
     start_at = time.time() + 0.5
     results = pool.starmap(
         drain, [(uri, run_id, f"bench-{i}", i * units // procs if offset else 0, start_at,
-                 combined) for i in range(procs)]
+                 combined, advance, units) for i in range(procs)]
     )
     latencies = sorted(x for r in results for x in r["latencies"])
     wall = max(r["elapsed_s"] for r in results)
@@ -174,6 +179,7 @@ def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True,
         "procs": procs,
         "units": units,
         "combined": combined,
+        "advance": advance,
         "wall_s": round(wall, 3),
         "claims_per_s": round(claims / wall, 1),
         "claim_p50_ms": round(1000 * statistics.median(latencies), 3),
@@ -254,6 +260,9 @@ def main() -> None:
     parser.add_argument("--combined", default="on",
                         help="on: each completion claims the next unit in the same call "
                              "(complete_and_claim_next); off: complete, then claim; or on,off")
+    parser.add_argument("--hint", default="advance",
+                        help="advance: after a claim, search on just past it (what workers "
+                             "do); fixed: always from the task's share; or advance,fixed")
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of the whole grid (rows carry their round): on a shared "
                              "machine compare medians, not one row")
@@ -266,8 +275,9 @@ def main() -> None:
         for backend, repeat in [(b, r) for r in range(args.repeat)
                                 for b in args.backends.split(",")]:
             for start in args.start.split(","):
-                for procs, combined in [(int(p), c == "on") for c in args.combined.split(",")
-                                        for p in args.procs.split(",")]:
+                for procs, combined, advance in [
+                        (int(p), c == "on", h == "advance") for h in args.hint.split(",")
+                        for c in args.combined.split(",") for p in args.procs.split(",")]:
                     if backend == "sqlite":  # a fresh file per row
                         uri = args.state or f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
                     else:
@@ -276,7 +286,7 @@ def main() -> None:
                         try:
                             row = measure(uri, args.units, procs, pool,
                                           offset=start == "offset", combined=combined,
-                                          server=cloud.postgres(backend))
+                                          server=cloud.postgres(backend), advance=advance)
                         except DocfleetError as exc:  # e.g. claims that never get through
                             row = {"procs": procs, "units": args.units,
                                    "combined": combined, "error": str(exc)[:160]}

@@ -138,6 +138,9 @@ class Worker:
             )
         if run is None:
             return self._signal_exit()
+        # the task's share of the index range is where it starts looking; after a claim it
+        # looks on just past that unit (wrapping around), so a scan never walks again over
+        # the units it took (PostgreSQL: their dead index entries, until a vacuum)
         hint = self._hint = self.identity.index * self.spec.unit_count // self.identity.count
         idle_since: float | None = None
         # idle polls back off with jitter up to a ceiling that grows with the fleet, so
@@ -153,6 +156,7 @@ class Worker:
             opcount.set_phase("claim")
             claim = self._take_next() or self._claim(hint)
             if claim is not None:
+                hint = self._hint = (claim.unit_index + 1) % max(1, self.spec.unit_count)
                 opcount.move("claim", "drain")
                 opcount.set_phase("drain")
                 opcount.mark("claim")
@@ -353,8 +357,8 @@ class Worker:
             self.store, claim, part_sha, self.identity.owner, self._hint,
             self.settings.lease_seconds, clock.now())
         if nxt is not None:
-            attrs = telemetry.claim_attributes(nxt, time.perf_counter() - t0, races,
-                                               lost_races(self.store)) if started else {}
+            attrs = {"docfleet.claim.hint": self._hint, **telemetry.claim_attributes(
+                nxt, time.perf_counter() - t0, races, lost_races(self.store))} if started else {}
             self._next = (nxt, started, attrs)
         return completed
 
@@ -373,8 +377,8 @@ class Worker:
         if started:
             telemetry.record_span("docfleet.claim", started, {
                 **telemetry.db_attributes(self.store.uri),
-                "db.operation.name": "complete_and_claim_next",
-                "docfleet.claim.hint": self._hint, **attrs}, kind=telemetry.SpanKind.CLIENT)
+                "db.operation.name": "complete_and_claim_next", **attrs},
+                kind=telemetry.SpanKind.CLIENT)
         return claim
 
     def _release_next(self) -> None:
