@@ -23,7 +23,9 @@ Each process loops claim → complete against the store (what a worker does per 
 minus the payload), so the figures are the coordination cost alone. ``--combined on``
 (the default, what workers do) completes a unit and claims the next in one call
 (``complete_and_claim_next``: one statement on PostgreSQL, the two calls elsewhere);
-``--combined off`` measures the two calls, ``on,off`` both. A row's claim latencies
+``--combined off`` measures the two calls, ``on,off`` both. ``--hint advance`` (the
+default, what workers do) starts each search just past the process's last claim,
+``fixed`` always at its share; ``--repeat N`` runs the grid N times. A row's claim latencies
 (p50, p99, max) are the waits for a claim: the claim call or the combined call. Each row
 also gives the CPU per pair of the bench processes (``client_cpu_us``) and, on
 PostgreSQL, of the server's process tree (``server_cpu_us``), the server's commits, WAL
