@@ -10,6 +10,8 @@
   (wrapping around), taking an expired lease first (reclaim inside the claim; a unit out of
   attempts goes FAILED in the same statement). A claim never waits on a peer's lock and
   never loses a race. Renew, complete, fail and release are conditional on the claim token.
+  :meth:`PostgresStateStore.complete_and_claim_next` completes a unit and claims the next
+  in one statement (one round trip, one commit: a pair used to be two of each).
 * **Ledger**: the spend rollup per (run, model) and a per-run ``ledger`` row (settled total
   and reserved sum). A reservation locks that row, so concurrent reservations serialise and
   spent + reserved never passes the cap.
