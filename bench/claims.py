@@ -20,7 +20,17 @@ PostgreSQL server with fsync on: every commit waits for the disk), ``postgresql-
 strategies, not absolute figures.
 
 Each process loops claim → complete against the store (what a worker does per unit,
-minus the payload), so the figures are the coordination cost alone.
+minus the payload), so the figures are the coordination cost alone. ``--combined on``
+(the default, what workers do) completes a unit and claims the next in one call
+(``complete_and_claim_next``: one statement on PostgreSQL, the two calls elsewhere);
+``--combined off`` measures the two calls, ``on,off`` both. ``--hint advance`` (the
+default, what workers do) starts each search just past the process's last claim,
+``fixed`` always at its share; ``--repeat N`` runs the grid N times. A row's claim latencies
+(p50, p99, max) are the waits for a claim: the claim call or the combined call. Each row
+also gives the CPU per pair of the bench processes (``client_cpu_us``) and, on
+PostgreSQL, of the server's process tree (``server_cpu_us``), the server's commits, WAL
+records and bytes per pair and the share of HOT unit updates; ``store_errors`` counts the
+processes that met a store error past its retry bound.
 """
 
 from __future__ import annotations
@@ -29,12 +39,14 @@ import argparse
 import contextlib
 import json
 import multiprocessing
+import os
 import statistics
 import tempfile
 import time
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from rich.console import Console
 from rich.table import Table
@@ -43,32 +55,80 @@ from docfleet.errors import DocfleetError
 from docfleet.models import RunSpec
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
+from docfleet.state.optional import complete_and_claim_next
 
 RESULTS = Path(__file__).parent / "results"
 
 
-def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float) -> dict[str, Any]:
-    """One process: claim and complete until the pool is empty; return its timings."""
+def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float,
+          combined: bool = True, advance: bool = True, units: int = 1) -> dict[str, Any]:
+    """One process: claim and complete until the pool is empty; return its timings and
+    its CPU seconds. ``combined``: each completion claims the next unit in the same call
+    (``complete_and_claim_next``); else ``complete_unit`` then ``claim_next_unit``. A
+    latency is the wait for a claim: the claim call, or the combined call. ``advance``:
+    after a claim the next search starts just past it (what workers do), else always at
+    ``hint``."""
     store = open_state_store(uri)
     while time.time() < start_at:
         time.sleep(0.001)
     latencies: list[float] = []
     lost_before = getattr(store, "lost_races", 0)
     complete_s = 0.0
-    began = time.perf_counter()
-    while True:
+    cpu0, began = time.process_time(), time.perf_counter()
+    error = ""
+    try:
         t0 = time.perf_counter()
         claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
         t1 = time.perf_counter()
-        if claim is None:
-            break
-        latencies.append(t1 - t0)
-        store.complete_unit(claim, "0" * 64, time.time())
-        complete_s += time.perf_counter() - t1
+        while claim is not None:
+            latencies.append(t1 - t0)
+            if advance:  # as workers do: look on just past the last claim
+                hint = (claim.unit_index + 1) % units
+            if combined:
+                t0 = time.perf_counter()
+                _, claim = complete_and_claim_next(store, claim, "0" * 64, owner, hint,
+                                                   60.0, time.time())
+                t1 = time.perf_counter()
+                continue
+            store.complete_unit(claim, "0" * 64, time.time())
+            t0 = time.perf_counter()
+            complete_s += t0 - t1
+            claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
+            t1 = time.perf_counter()
+    except DocfleetError as exc:  # a store error past the retry bound: counted in the row
+        error = str(exc)
+    elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu0
     lost = getattr(store, "lost_races", 0) - lost_before
     store.close()
     return {"claims": len(latencies), "latencies": latencies, "complete_s": complete_s,
-            "elapsed_s": time.perf_counter() - began, "lost": lost}
+            "elapsed_s": elapsed, "lost": lost, "cpu_s": cpu, "error": error}
+
+
+def _proc_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and of its reaped children (/proc/PID/stat utime, stime,
+    cutime, cstime)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of the process tree under ``pid`` (live children and reaped ones)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(stat.parent.name))
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        total += _proc_cpu(p)
+        todo.extend(children.get(p, []))
+    return total
 
 
 def plan(uri: str, units: int) -> str:
@@ -82,28 +142,69 @@ def plan(uri: str, units: int) -> str:
     return run_id
 
 
-def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True) -> dict[str, Any]:
+def server_stats(server: Any, schema: str) -> dict[str, float]:
+    """A PostgreSQL test server's cumulative counters: CPU seconds of its process tree,
+    commits of its database, WAL records and bytes, updates of ``schema``'s units table
+    (all, and HOT: no index touched)."""
+    import psycopg
+
+    time.sleep(0.3)  # closed sessions' backends exit (and flush their statistics)
+    with psycopg.connect(server.dsn, autocommit=True) as conn:
+        commits = conn.execute("SELECT xact_commit FROM pg_stat_database"
+                               " WHERE datname = current_database()").fetchone()[0]
+        wal_records, wal_bytes = conn.execute(
+            "SELECT wal_records, wal_bytes FROM pg_stat_wal").fetchone()
+        row = conn.execute("SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables"
+                           " WHERE schemaname = %s AND relname = 'units'", (schema,)).fetchone()
+    upd, hot = row or (0, 0)
+    return {"cpu": tree_cpu(server.proc.pid), "commits": commits, "wal_records": wal_records,
+            "wal_bytes": float(wal_bytes), "upd": upd, "hot": hot}
+
+
+def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True,
+            combined: bool = True, server: Any = None, advance: bool = True
+            ) -> dict[str, Any]:
     run_id = plan(uri, units)
+    schema = dict(parse_qsl(urlsplit(uri).query)).get("schema", "docfleet")
+    before = server_stats(server, schema) if server is not None else None
     start_at = time.time() + 0.5
     results = pool.starmap(
-        drain, [(uri, run_id, f"bench-{i}", i * units // procs if offset else 0, start_at)
-                for i in range(procs)]
+        drain, [(uri, run_id, f"bench-{i}", i * units // procs if offset else 0, start_at,
+                 combined, advance, units) for i in range(procs)]
     )
     latencies = sorted(x for r in results for x in r["latencies"])
     wall = max(r["elapsed_s"] for r in results)
     claims = sum(r["claims"] for r in results)
-    assert claims == units, f"{claims} claims for {units} units"
-    return {
+    errors = [r["error"] for r in results if r.get("error")]
+    assert errors or claims == units, f"{claims} claims for {units} units"
+    row = {
         "procs": procs,
         "units": units,
+        "combined": combined,
+        "advance": advance,
         "wall_s": round(wall, 3),
         "claims_per_s": round(claims / wall, 1),
         "claim_p50_ms": round(1000 * statistics.median(latencies), 3),
         "claim_p99_ms": round(1000 * latencies[int(0.99 * (len(latencies) - 1))], 3),
+        "claim_max_ms": round(1000 * latencies[-1], 3),
         "lost_per_claim": round(sum(r["lost"] for r in results) / claims, 3),
         # claim + complete per unit, as one process experiences it
         "overhead_per_unit_ms": round(1000 * wall * procs / claims, 3),
+        "store_errors": len(errors),
+        # CPU per claim+complete pair: the bench processes (client), the server's tree
+        "client_cpu_us": round(1e6 * sum(r["cpu_s"] for r in results) / claims, 1),
     }
+    if before is not None:
+        after = server_stats(server, schema)
+        per = {k: (after[k] - before[k]) / claims for k in after}
+        row.update({"server_cpu_us": round(1e6 * per["cpu"], 1),
+                    "commits_per_pair": round(per["commits"], 2),
+                    "wal_records_per_pair": round(per["wal_records"], 2),
+                    "wal_bytes_per_pair": round(per["wal_bytes"]),
+                    "hot_update_share": round(per["hot"] / per["upd"], 2) if per["upd"] else 0})
+    if errors:
+        row["error"] = errors[0][:160]
+    return row
 
 
 class CloudBackends(contextlib.ExitStack):
@@ -143,6 +244,11 @@ class CloudBackends(contextlib.ExitStack):
         suffix = {"postgresql-async": "&options=-c%20synchronous_commit%3Doff"}
         return uri + suffix.get(backend, "")
 
+    def postgres(self, backend: str) -> Any:
+        """The PostgreSQL test server behind ``backend`` (its CPU and counters are read),
+        or ``None`` for another backend."""
+        return self.running.get("postgres_server") if backend.startswith("postgresql") else None
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -153,15 +259,27 @@ def main() -> None:
                         help="comma-separated registry schemes (sqlite, firestore, dynamodb, "
                              "postgresql) or postgresql-async")
     parser.add_argument("--start", default="offset", help="offset, zero, or offset,zero")
+    parser.add_argument("--combined", default="on",
+                        help="on: each completion claims the next unit in the same call "
+                             "(complete_and_claim_next); off: complete, then claim; or on,off")
+    parser.add_argument("--hint", default="advance",
+                        help="advance: after a claim, search on just past it (what workers "
+                             "do); fixed: always from the task's share; or advance,fixed")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="rounds of the whole grid (rows carry their round): on a shared "
+                             "machine compare medians, not one row")
     parser.add_argument("--out", type=Path, default=RESULTS / "claims.json")
     args = parser.parse_args()
     tmp = tempfile.mkdtemp(prefix="docfleet-bench-")
     rows = []
     ctx = multiprocessing.get_context("spawn")
     with CloudBackends() as cloud:
-        for backend in args.backends.split(","):
+        for backend, repeat in [(b, r) for r in range(args.repeat)
+                                for b in args.backends.split(",")]:
             for start in args.start.split(","):
-                for procs in [int(p) for p in args.procs.split(",")]:
+                for procs, combined, advance in [
+                        (int(p), c == "on", h == "advance") for h in args.hint.split(",")
+                        for c in args.combined.split(",") for p in args.procs.split(",")]:
                     if backend == "sqlite":  # a fresh file per row
                         uri = args.state or f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
                     else:
@@ -169,11 +287,13 @@ def main() -> None:
                     with ctx.Pool(procs) as pool:
                         try:
                             row = measure(uri, args.units, procs, pool,
-                                          offset=start == "offset")
+                                          offset=start == "offset", combined=combined,
+                                          server=cloud.postgres(backend), advance=advance)
                         except DocfleetError as exc:  # e.g. claims that never get through
                             row = {"procs": procs, "units": args.units,
-                                   "error": str(exc)[:160]}
-                    rows.append({"backend": backend, "start": start, **row})
+                                   "combined": combined, "error": str(exc)[:160]}
+                    rows.append({"backend": backend, "start": start, **row,
+                                 **({"round": repeat} if args.repeat > 1 else {})})
                     print(json.dumps(rows[-1]), flush=True)
     table = Table(title=f"claims: {args.units} units, no-op payload")
     columns = list(dict.fromkeys(c for row in rows for c in row))

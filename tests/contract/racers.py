@@ -11,6 +11,7 @@ from typing import Any
 from docfleet.blob import open_blob_store
 from docfleet.models import RunSpec
 from docfleet.state import open_state_store
+from docfleet.state.optional import complete_and_claim_next
 
 
 def _wait(start_at: float) -> None:
@@ -41,6 +42,25 @@ def race_claims(uri: str, run_id: str, owner: str, hint: int, start_at: float) -
                 return taken
             taken.append(f"{claim.unit_index}|{claim.token}")
             assert store.complete_unit(claim, "0" * 64, time.time())
+    finally:
+        store.close()
+
+
+def race_complete_and_claim(uri: str, run_id: str, owner: str, hint: int, start_at: float
+                            ) -> list[str]:
+    """Claim once, then complete each unit and claim the next in one call
+    (``complete_and_claim_next``) until none is left; return the claim tokens taken."""
+    store = open_state_store(uri)
+    _wait(start_at)
+    taken = []
+    try:
+        claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
+        while claim is not None:
+            taken.append(f"{claim.unit_index}|{claim.token}")
+            done, claim = complete_and_claim_next(store, claim, "0" * 64, owner, hint, 60.0,
+                                                  time.time())
+            assert done
+        return taken
     finally:
         store.close()
 

@@ -374,3 +374,46 @@ def test_a_claim_whose_answer_was_lost_is_not_orphaned(
     assert running[0].lease_owner == claim.token
     assert store.complete_unit(claim, "a" * 64, clock.now())
     store.close()
+
+
+def test_complete_and_claim_next_is_one_statement(store: PostgresStateStore) -> None:
+    """One round trip and one commit (autocommit) for a completion and the next claim."""
+    from docfleet.state import opcount
+
+    run_id = _planned(store, units=2)
+    claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+    counts = opcount.OpCounts()
+    opcount.instrument(store, counts)
+    done, nxt = store.complete_and_claim_next(claim, "a" * 64, "w", 0, LEASE, clock.now())
+    assert done and nxt is not None and nxt.unit_index == 1
+    assert counts.totals()["requests"] == 1, counts.ops
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("units", [2, 1], ids=["with-next", "last-unit"])
+def test_a_combined_call_whose_answer_was_lost_counts_what_it_applied(
+    server: emulators.PostgresServer, schema: str, units: int
+) -> None:
+    """The statement reaches the stopped server, the client gives the connection up, the
+    server resumes and applies it: the retry reports the completion as applied (it is
+    not fenced by its own DONE) and returns the unit the lost attempt claimed instead of
+    claiming a second one; with nothing left to claim, ``(True, None)``."""
+    store = open_state_store(server.uri(schema) + "&statement_timeout=1&retry_seconds=60")
+    assert isinstance(store, PostgresStateStore)
+    run_id = _planned(store, units=units + 1)
+    first = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
+    if units == 1:  # a peer holds the other unit: the combined call has nothing to claim
+        assert store.claim_next_unit(run_id, "peer", 0, LEASE, clock.now()) is not None
+    server.freeze()
+    threading.Timer(4.5, server.thaw).start()  # after the first attempt was given up
+    done, nxt = store.complete_and_claim_next(first, "a" * 64, "w", 0, LEASE, clock.now())
+    units_now = store.units(run_id)
+    assert done and units_now[0].state.value == "DONE"
+    mine = [u for u in units_now if u.state.value == "RUNNING" and u.worked_by == "w"]
+    if units == 1:
+        assert nxt is None and mine == []
+    else:
+        assert nxt is not None and [u.index for u in mine] == [nxt.unit_index], mine
+        assert mine[0].lease_owner == nxt.token
+        assert store.complete_unit(nxt, "b" * 64, clock.now())
+    store.close()

@@ -28,7 +28,7 @@ from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
-from docfleet.state.optional import lost_races, work_waiter, write_ramp
+from docfleet.state.optional import complete_and_claim_next, lost_races, work_waiter, write_ramp
 
 EXIT_OK = 0
 EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
@@ -100,6 +100,12 @@ class Worker:
         self._watched = -math.inf  # monotonic time of the last look at the RUNNING units
         self._state_interval = pacing.fleet_interval(
             RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
+        self._hint = 0
+        # the next unit, claimed by the call that completed the last one (and its span)
+        self._next: tuple[Claim, int, dict[str, Any]] | None = None
+        # a store under a write ramp claims only when the governor says so: not with a
+        # completion (the unit would wait for its turn with its lease running unrenewed)
+        self._ramped = write_ramp(store) is not None
 
     # -- signals ----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
@@ -136,7 +142,10 @@ class Worker:
             )
         if run is None:
             return self._signal_exit()
-        hint = self.identity.index * self.spec.unit_count // self.identity.count
+        # the task's share of the index range is where it starts looking; after a claim it
+        # looks on just past that unit (wrapping around), so a scan never walks again over
+        # the units it took (PostgreSQL: their dead index entries, until a vacuum)
+        hint = self._hint = self.identity.index * self.spec.unit_count // self.identity.count
         idle_since: float | None = None
         # idle polls back off with jitter up to a ceiling that grows with the fleet, so
         # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
@@ -145,7 +154,9 @@ class Worker:
         governor = self._governor(run)
         while not self.stop.is_set():
             opcount.set_phase("drain")
-            if not self._run_claimable():
+            # a unit claimed with the last completion was claimed as if here (no run-state
+            # check was due then): it is worked before the run's state is looked at again
+            if self._next is None and not self._run_claimable():
                 return EXIT_OK
             if governor is not None and (wait := governor.wait(clock.now())) > 0:
                 # the fleet's writes keep under the store's ramp: this task's turn is later
@@ -153,8 +164,9 @@ class Worker:
                 self.stop.wait(min(wait, self._state_interval))
                 continue
             opcount.set_phase("claim")
-            claim = self._claim(hint)
+            claim = self._take_next() or self._claim(hint)
             if claim is not None:
+                hint = self._hint = (claim.unit_index + 1) % max(1, self.spec.unit_count)
                 opcount.move("claim", "drain")
                 opcount.set_phase("drain")
                 opcount.mark("claim")
@@ -206,6 +218,7 @@ class Worker:
             wait = min(backoff.next(), left + 0.01)
             opcount.mark("idle_ms", int(wait * 1000))
             self._idle_wait(wait)
+        self._release_next()
         return self._signal_exit()
 
     def _governor(self, run: Run) -> pacing.ClaimGovernor | None:
@@ -246,8 +259,11 @@ class Worker:
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
 
+    def _state_check_due(self) -> bool:
+        return time.monotonic() - self._state_checked >= self._state_interval
+
     def _run_claimable(self) -> bool:
-        if time.monotonic() - self._state_checked < self._state_interval:
+        if not self._state_check_due():
             return True
         self._state_checked = time.monotonic()
         run = self.store.get_run(self.spec.run_id)
@@ -363,6 +379,57 @@ class Worker:
                 **telemetry.db_attributes(self.store.uri), "db.operation.name": "claim_next_unit",
                 "docfleet.claim.hint": hint, **attrs}, kind=telemetry.SpanKind.CLIENT)
         return claim
+
+    def _complete(self, claim: Claim, part_sha: str) -> bool:
+        """Mark the unit DONE (fenced). When the task goes on claiming (no stop, no
+        run-state check due) the same call claims the next unit
+        (``complete_and_claim_next``: one statement on PostgreSQL), which the drain loop
+        then works; a fenced completion claims nothing."""
+        if not self._claims_with_completion():
+            return self.store.complete_unit(claim, part_sha, clock.now())
+        started, t0 = telemetry.now_ns(), time.perf_counter()
+        races = lost_races(self.store) if telemetry.enabled() else None
+        completed, nxt = complete_and_claim_next(
+            self.store, claim, part_sha, self.identity.owner, self._hint,
+            self.settings.lease_seconds, clock.now())
+        if nxt is not None:
+            attrs = {"docfleet.claim.hint": self._hint, **telemetry.claim_attributes(
+                nxt, time.perf_counter() - t0, races, lost_races(self.store))} if started else {}
+            self._next = (nxt, started, attrs)
+        return completed
+
+    def _claims_with_completion(self) -> bool:
+        """Whether the drain loop would claim right after this completion: no stop, no
+        run-state check due (that check comes first, at the top of the loop), and no
+        write ramp (its governor spaces the claims)."""
+        return not self._ramped and not self.stop.is_set() and not self._state_check_due()
+
+    def _take_next(self) -> Claim | None:
+        """The unit claimed with the last completion, if any; its ``docfleet.claim`` span
+        is recorded now, as a child of the task's span like any claim's."""
+        if self._next is None:
+            return None
+        claim, started, attrs = self._next
+        self._next = None
+        if started:
+            telemetry.record_span("docfleet.claim", started, {
+                **telemetry.db_attributes(self.store.uri),
+                "db.operation.name": "complete_and_claim_next", **attrs},
+                kind=telemetry.SpanKind.CLIENT)
+        return claim
+
+    def _release_next(self) -> None:
+        """A stop came between the completion that claimed a unit and its work: give
+        that unit back at once (no attempt burnt)."""
+        claim = self._take_next()
+        if claim is not None:
+            with telemetry.span("docfleet.lease.release",
+                                {"docfleet.unit.index": claim.unit_index}) as s:
+                released = self.store.release_unit(claim, clock.now())
+                s.set_attribute("docfleet.lease.released", released)
+            self.log.info("released unit %d for a peer" if released else
+                          "unit %d was already reclaimed", claim.unit_index,
+                          extra={"event": "lease.release", "unit": claim.unit_index})
 
     def _work(self, claim: Claim) -> UnitOutcome:
         self.log.info("claimed unit %d (documents %d-%d, attempt %d)", claim.unit_index,
@@ -509,7 +576,7 @@ class Worker:
             faults.hit("unit.part")
         keeper.ending.set()
         self._environment_faults = 0
-        if not self.store.complete_unit(claim, part_sha, clock.now()):
+        if not self._complete(claim, part_sha):
             self.log.warning("unit %d was reclaimed before it completed; its new owner "
                              "will complete it", claim.unit_index,
                              extra={"event": "unit.fenced", "unit": claim.unit_index})

@@ -1,11 +1,14 @@
 """The optional members of a state store, beyond the contract (:mod:`docfleet.state.base`):
 what a backend may offer, and what the kernel does when it does not. The kernel reads
-them only through :func:`lost_races`, :func:`work_waiter` and :func:`write_ramp`."""
+them only through :func:`lost_races`, :func:`work_waiter`, :func:`write_ramp` and
+:func:`complete_and_claim_next`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from docfleet.models import Claim
 
 if TYPE_CHECKING:
     from docfleet.pacing import WriteRamp
@@ -62,3 +65,37 @@ def lost_races(store: Any) -> int | None:
 def work_waiter(store: Any) -> Callable[[str, float], bool] | None:
     """``store.wait_for_work``, or ``None`` for a store that cannot signal work."""
     return store.wait_for_work if isinstance(store, SignalsWork) else None
+
+
+@runtime_checkable
+class CompletesAndClaims(Protocol):
+    """A store that completes a unit and claims the next in one atomic write (PostgreSQL:
+    one statement, one round trip, one commit). Without it the kernel calls
+    ``complete_unit`` then ``claim_next_unit`` (:func:`complete_and_claim_next`), which
+    has the same outcome in two writes."""
+
+    def complete_and_claim_next(self, claim: Claim, part_sha256: str, owner: str,
+                                hint: int, lease_seconds: float, now: float
+                                ) -> tuple[bool, Claim | None]:
+        """``complete_unit(claim, part_sha256, now)`` and then, only if that completion
+        applied, ``claim_next_unit(claim.run_id, owner, hint, lease_seconds, now)``.
+        Returns ``(completed, next claim or None)``. Completion first: a fenced
+        completion (the lease was lost) is ``(False, None)`` and claims nothing; an
+        empty pool is ``(True, None)``. Fenced and recognised on a retry exactly as the
+        two calls: a retry after a lost answer counts the claim's own applied completion
+        and returns the unit the lost attempt claimed."""
+        ...
+
+
+def complete_and_claim_next(store: Any, claim: Claim, part_sha256: str, owner: str,
+                            hint: int, lease_seconds: float, now: float
+                            ) -> tuple[bool, Claim | None]:
+    """``store.complete_and_claim_next``, or the same contract by ``complete_unit`` and
+    then (only if it applied) ``claim_next_unit``: every backend offers it."""
+    # a lookup, not isinstance: a runtime Protocol check costs ~8 µs, once per unit
+    own = getattr(store, "complete_and_claim_next", None)
+    if own is not None:
+        return own(claim, part_sha256, owner, hint, lease_seconds, now)
+    if not store.complete_unit(claim, part_sha256, now):
+        return False, None
+    return True, store.claim_next_unit(claim.run_id, owner, hint, lease_seconds, now)

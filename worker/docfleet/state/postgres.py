@@ -10,6 +10,8 @@
   (wrapping around), taking an expired lease first (reclaim inside the claim; a unit out of
   attempts goes FAILED in the same statement). A claim never waits on a peer's lock and
   never loses a race. Renew, complete, fail and release are conditional on the claim token.
+  :meth:`PostgresStateStore.complete_and_claim_next` completes a unit and claims the next
+  in one statement (one round trip, one commit: a pair used to be two of each).
 * **Ledger**: the spend rollup per (run, model) and a per-run ``ledger`` row (settled total
   and reserved sum). A reservation locks that row, so concurrent reservations serialise and
   spent + reserved never passes the cap.
@@ -60,7 +62,7 @@ from docfleet.uris import ParsedURI
 T = TypeVar("T")
 
 #: The schema version this code writes and reads; ``S.meta`` records the database's.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 #: version -> DDL that brings a schema from ``version - 1`` to ``version``. Append only.
 MIGRATIONS: dict[int, str] = {
@@ -135,6 +137,12 @@ CREATE TABLE finalizers (
     expires_at double precision NOT NULL
 );
 """,
+    # v3: no index on every unit's state. Each transition changes the state, so each
+    # wrote an entry into it (two per claim + complete pair, a fifth of the pair's WAL);
+    # only progress read it, and that walks the run's units by the primary key as well.
+    3: """
+DROP INDEX IF EXISTS units_by_state;
+""",
 }
 
 DEFAULT_SCHEMA = "docfleet"
@@ -158,14 +166,33 @@ _EXPIRED_ERROR = rules.sql_if_final("u.attempts", "%(max)s", rules.sql_lease_exp
 _STALE_ERROR = rules.sql_if_final("u.attempts", "%(max)s", rules.sql_lease_expired_error(
     "u.attempts", "u.lease_owner", not_renewed=True), "u.last_error")
 
-# The claim (see the module docstring): one statement, never waits on a lock.
-_CLAIM_SQL = f"""
-WITH run AS (SELECT max_attempts FROM runs WHERE run_id = %(run)s),
+# The completion as a fenced SET (complete_unit and complete_and_claim_next).
+_COMPLETE_SET = (f"state = 'DONE', part_sha256 = %(sha)s, finished_at = {_DB_NOW} + %(now)s,"
+                 " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL,"
+                 " last_error = NULL")
+
+
+def _claim_statement(after_completion: bool = False) -> str:
+    """The claim (see the module docstring): one statement, never waits on a lock. With
+    ``after_completion`` it first completes the unit ``%(idx)s`` fenced on ``%(token)s``
+    and claims only if that completion applied (never the unit it completed); it then
+    returns one row: the completions applied (0 or 1) and the claim's columns (NULL
+    when nothing was claimed)."""
+    done, only, other = "", "", ""
+    if after_completion:
+        done = (f"done AS (UPDATE units SET {_COMPLETE_SET} WHERE run_id = %(run)s"
+                " AND idx = %(idx)s AND state = 'RUNNING' AND lease_owner = %(token)s"
+                " RETURNING idx),")
+        only = " AND EXISTS (SELECT 1 FROM done)"
+        other = " AND e.idx <> %(idx)s"
+    claim = f"""
+WITH {done}
+run AS (SELECT max_attempts FROM runs WHERE run_id = %(run)s),
 t AS (SELECT {_DB_NOW} + %(now)s AS now),
 spent AS (
     SELECT e.idx FROM units e, run, t
     WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_deadline < t.now
-      AND {_FINAL}
+      AND {_FINAL}{other}{only}
     FOR UPDATE OF e SKIP LOCKED
 ),
 failed AS (
@@ -177,30 +204,39 @@ failed AS (
 expired AS (
     SELECT e.idx FROM units e, run, t
     WHERE e.run_id = %(run)s AND e.state = 'RUNNING' AND e.lease_deadline < t.now
-      AND NOT ({_FINAL})
+      AND NOT ({_FINAL}){other}{only}
     ORDER BY e.lease_deadline LIMIT 1 FOR UPDATE OF e SKIP LOCKED
 ),
 above AS (
-    SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx >= %(hint)s
+    SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx >= %(hint)s{only}
     ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED
 ),
 below AS (
-    SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx < %(hint)s
+    SELECT idx FROM units WHERE run_id = %(run)s AND state = 'PENDING' AND idx < %(hint)s{only}
     ORDER BY idx LIMIT 1 FOR UPDATE SKIP LOCKED
 ),
 pick AS (
     SELECT idx FROM expired UNION ALL SELECT idx FROM above UNION ALL SELECT idx FROM below
     LIMIT 1
-)
-UPDATE units u SET state = 'RUNNING', attempts = u.attempts + 1,
+)"""
+    claimed = """UPDATE units u SET state = 'RUNNING', attempts = u.attempts + 1,
     generation = u.generation + 1,
     lease_owner = %(owner)s || '#u' || u.idx || '.g' || (u.generation + 1),
     lease_expires_at = %(stated)s, lease_deadline = t.now + %(lease)s, claimed_at = t.now,
     worked_by = %(owner)s
 FROM pick, t, run
 WHERE u.run_id = %(run)s AND u.idx = pick.idx
-RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner
-"""
+RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner"""
+    if not after_completion:
+        return f"{claim}\n{claimed}\n"
+    return (f"{claim},\nclaimed AS ({claimed})\n"
+            "SELECT d.n, c.idx, c.start, c.count, c.attempts, c.lease_owner"
+            " FROM (SELECT count(*) AS n FROM done) d LEFT JOIN claimed c ON true\n")
+
+
+_CLAIM_SQL = _claim_statement()
+#: complete_and_claim_next: the completion and the next claim in one statement.
+_COMPLETE_AND_CLAIM_SQL = _claim_statement(after_completion=True)
 
 # A claim retried after a lost answer: the lost attempt, applied when the server resumed,
 # is known by its exact stated expiry (the same float in every attempt of one call).
@@ -748,26 +784,58 @@ class PostgresStateStore:
             return None
         return Claim(**{**claim.__dict__, "lease_expires_at": now + lease_seconds})
 
+    def _completed_by(self, conn: Any, claim: Claim, part_sha256: str) -> bool:
+        """Whether ``claim`` itself completed its unit with this part (DONE by the claim's
+        generation and owner): a lost answer's completion, found on the retry."""
+        match = _TOKEN.match(claim.token)
+        return match is not None and conn.execute(
+            "SELECT 1 FROM units WHERE run_id = %s AND idx = %s AND state = 'DONE'"
+            " AND part_sha256 = %s AND generation = %s AND worked_by = %s",
+            (claim.run_id, claim.unit_index, part_sha256, int(match.group(2)),
+             match.group(1))).fetchone() is not None
+
     def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
         """Fenced, once. An attempt retried after a lost answer also counts the claim's
         own completion that the lost attempt applied (DONE by this claim's generation
         and owner, with this part)."""
-        match = _TOKEN.match(claim.token)
-
-        def applied(conn: Any) -> bool:
-            return match is not None and conn.execute(
-                "SELECT 1 FROM units WHERE run_id = %s AND idx = %s AND state = 'DONE'"
-                " AND part_sha256 = %s AND generation = %s AND worked_by = %s",
-                (claim.run_id, claim.unit_index, part_sha256, int(match.group(2)),
-                 match.group(1))).fetchone() is not None
-
         return self._fenced(
-            "complete_unit", claim,
-            f"state = 'DONE', part_sha256 = %(sha)s, finished_at = {_DB_NOW} + %(now)s,"
-            " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL,"
-            " last_error = NULL",
-            {"sha": part_sha256, "now": self._at(now)}, applied=applied,
+            "complete_unit", claim, _COMPLETE_SET, {"sha": part_sha256, "now": self._at(now)},
+            applied=lambda conn: self._completed_by(conn, claim, part_sha256),
         )
+
+    def complete_and_claim_next(self, claim: Claim, part_sha256: str, owner: str, hint: int,
+                                lease_seconds: float, now: float
+                                ) -> tuple[bool, Claim | None]:
+        """:meth:`complete_unit` and, only if it applied, :meth:`claim_next_unit`, in one
+        statement (one round trip, one commit): see
+        :class:`docfleet.state.optional.CompletesAndClaims`. A retry after a lost answer
+        first looks for the lost attempt's claim (by its stated expiry: then the
+        completion applied too, in the same statement), then for its completion alone
+        (then it claims by itself), else it runs the statement again."""
+        params = {"run": claim.run_id, "idx": claim.unit_index, "token": claim.token,
+                  "sha": part_sha256, "owner": owner, "hint": hint,
+                  "lease": float(lease_seconds), "now": self._at(now),
+                  "stated": now + lease_seconds}
+        tried: list[bool] = []
+
+        def body(conn: Any) -> tuple[bool, Any]:
+            if tried:  # an attempt failed: it may have been applied all the same
+                row = conn.execute(_OWN_CLAIM_SQL, params).fetchone()
+                if row is not None:
+                    return True, row
+                if self._completed_by(conn, claim, part_sha256):
+                    return True, conn.execute(_CLAIM_SQL, params).fetchone()
+            tried.append(True)
+            n, *row = conn.execute(_COMPLETE_AND_CLAIM_SQL, params).fetchone()
+            return n == 1, (row if row[0] is not None else None)
+
+        completed, row = self._run("complete_and_claim_next", body)
+        if row is None:
+            return completed, None
+        idx, start, count, attempts, token = row
+        return completed, Claim(run_id=claim.run_id, unit_index=idx, start=start, count=count,
+                                token=token, attempts=attempts,
+                                lease_expires_at=now + lease_seconds)
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         return self._fenced(

@@ -1,0 +1,84 @@
+"""The drain loop claims a task's next unit with the completion of its last one
+(``complete_and_claim_next``): a real worker on a real SQLite store, in this process."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from docfleet.blob import open_blob_store
+from docfleet.identity import task_identity
+from docfleet.models import Claim, UnitState
+from docfleet.packs import load_pack
+from docfleet.runspec import resolve_spec
+from docfleet.settings import load_settings
+from docfleet.state import open_state_store
+from docfleet.worker import EXIT_OK, EXIT_SIGTERM, Worker
+
+
+class _Store:
+    """The real store; its ``complete_and_claim_next`` (the default: complete, then claim)
+    is counted, and after ``stop_after`` calls it sets the worker's stop, as a SIGTERM
+    arriving just then would."""
+
+    def __init__(self, store: Any, stop_after: int | None = None) -> None:
+        self._store = store
+        self.worker: Worker | None = None
+        self.calls: list[Claim | None] = []
+        self.stop_after = stop_after
+
+    def complete_and_claim_next(self, claim: Claim, sha: str, owner: str, hint: int,
+                                lease: float, now: float) -> tuple[bool, Claim | None]:
+        done = self._store.complete_unit(claim, sha, now)
+        nxt = self._store.claim_next_unit(claim.run_id, owner, hint, lease, now) if done else None
+        self.calls.append(nxt)
+        if self.stop_after is not None and len(self.calls) >= self.stop_after:
+            assert self.worker is not None
+            self.worker.stop.set()
+        return done, nxt
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+def _worker(tmp_path: Path, run_id: str, stop_after: int | None) -> tuple[Worker, _Store]:
+    settings = load_settings(run_id=run_id, total=6, unit_size=1, pack="bench",
+                             poll_seconds=0.1, state=f"sqlite:///{tmp_path / 'state.db'}",
+                             out=f"file://{tmp_path / 'out'}", lease_seconds=30,
+                             heartbeat_seconds=1, linger_seconds=1)
+    log = logging.getLogger("docfleet.test.combined")
+    store = _Store(open_state_store(settings.state), stop_after)
+    spec = resolve_spec(settings, store, 1, log)
+    identity = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": "1"})
+    worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
+                    load_pack(spec.pack), log)
+    store.worker = worker
+    return worker, store
+
+
+def test_each_completion_claims_the_next_unit_and_the_run_completes(
+    tmp_path: Path, run_id: str
+) -> None:
+    worker, store = _worker(tmp_path, run_id, stop_after=None)
+    assert worker.run() == EXIT_OK
+    # 6 units: the first claimed on its own, then completions claim the rest (a
+    # run-state check falling due makes a plain completion and a claim of its own)
+    assert 1 <= len([c for c in store.calls if c is not None]) <= 5
+    units = store.units(run_id)
+    assert [u.state for u in units] == [UnitState.DONE] * 6
+    assert all(u.attempts == 1 for u in units)
+
+
+def test_a_stop_right_after_a_completion_claimed_releases_that_unit(
+    tmp_path: Path, run_id: str
+) -> None:
+    worker, store = _worker(tmp_path, run_id, stop_after=2)
+    assert worker.run() == EXIT_SIGTERM
+    taken = store.calls[-1]
+    assert taken is not None, "the second completion claimed a unit"
+    units = {u.index: u for u in store.units(run_id)}
+    assert units[taken.unit_index].state == UnitState.PENDING, "released, not left RUNNING"
+    assert units[taken.unit_index].attempts == 0, "a release burns no attempt"
+    assert sum(u.state == UnitState.DONE for u in units.values()) == len(store.calls) == 2
+    assert not [u for u in units.values() if u.state == UnitState.RUNNING]
