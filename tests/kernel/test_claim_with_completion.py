@@ -10,6 +10,7 @@ from typing import Any
 from docfleet.blob import open_blob_store
 from docfleet.identity import task_identity
 from docfleet.models import Claim, UnitState
+from docfleet.pacing import WriteRamp
 from docfleet.packs import load_pack
 from docfleet.runspec import resolve_spec
 from docfleet.settings import load_settings
@@ -22,8 +23,11 @@ class _Store:
     is counted, and after ``stop_after`` calls it sets the worker's stop, as a SIGTERM
     arriving just then would."""
 
-    def __init__(self, store: Any, stop_after: int | None = None) -> None:
+    def __init__(self, store: Any, stop_after: int | None = None,
+                 ramp: WriteRamp | None = None) -> None:
         self._store = store
+        if ramp is not None:  # declared as Firestore declares its 500/50/5 rule
+            self.write_ramp, self.unit_writes = ramp, 4.0
         self.worker: Worker | None = None
         self.calls: list[Claim | None] = []
         self.stop_after = stop_after
@@ -42,13 +46,14 @@ class _Store:
         return getattr(self._store, name)
 
 
-def _worker(tmp_path: Path, run_id: str, stop_after: int | None) -> tuple[Worker, _Store]:
+def _worker(tmp_path: Path, run_id: str, stop_after: int | None,
+            ramp: WriteRamp | None = None) -> tuple[Worker, _Store]:
     settings = load_settings(run_id=run_id, total=6, unit_size=1, pack="bench",
                              poll_seconds=0.1, state=f"sqlite:///{tmp_path / 'state.db'}",
                              out=f"file://{tmp_path / 'out'}", lease_seconds=30,
                              heartbeat_seconds=1, linger_seconds=1)
     log = logging.getLogger("docfleet.test.combined")
-    store = _Store(open_state_store(settings.state), stop_after)
+    store = _Store(open_state_store(settings.state), stop_after, ramp)
     spec = resolve_spec(settings, store, 1, log)
     identity = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": "1"})
     worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
@@ -82,3 +87,14 @@ def test_a_stop_right_after_a_completion_claimed_releases_that_unit(
     assert units[taken.unit_index].attempts == 0, "a release burns no attempt"
     assert sum(u.state == UnitState.DONE for u in units.values()) == len(store.calls) == 2
     assert not [u for u in units.values() if u.state == UnitState.RUNNING]
+
+
+def test_under_a_write_ramp_no_unit_is_claimed_with_a_completion(
+    tmp_path: Path, run_id: str
+) -> None:
+    """The claim governor spaces claims on a ramped store: a unit claimed with the last
+    completion would wait for the task's turn with its lease running and no heartbeat."""
+    worker, store = _worker(tmp_path, run_id, stop_after=None, ramp=WriteRamp(1e6))
+    assert worker.run() == EXIT_OK
+    assert store.calls == []
+    assert [u.state for u in store.units(run_id)] == [UnitState.DONE] * 6
