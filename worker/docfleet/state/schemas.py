@@ -4,6 +4,7 @@ holds the HCL against this file)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 # -- Firestore ----------------------------------------------------------------------------
@@ -43,25 +44,70 @@ FIRESTORE_INDEXES: list[dict[str, Any]] = [
 ]
 
 # -- DynamoDB -----------------------------------------------------------------------------
-#: One table. Items: run marker ``pk=RUN#{run_id}, sk=RUN``; units
-#: ``pk=RUN#{run_id}, sk=UNIT#{idx:08d}``; spend ``sk=SPEND#{model}``; quarantine
-#: ``sk=QUARANTINE`` (a string set). The sparse index ``pending`` holds a unit only while
-#: it is PENDING: ``pending_pk = {run_id}#{shard}`` over ``DYNAMODB_PENDING_SHARDS``
-#: shards of contiguous index ranges (``shard = idx * SHARDS // unit_count``),
-#: ``pending_sk = idx``. ``leases`` holds a unit only while RUNNING (``lease_pk = run_id``,
-#: ``lease_sk = lease_expires_at``) for the explicit reclaim.
+#: One table. A run's own items share ``pk=RUN#{run_id}``: the run marker ``sk=RUN``,
+#: spend ``sk=SPEND#{model}``, quarantine ``sk=QUARANTINE`` (a string set), budget
+#: ``sk=BUDGET`` / ``sk=RES#{id}``, the finalizer lease ``sk=FINALIZER``. Its units are
+#: spread over :data:`DYNAMODB_BLOCKS` partition keys (layout :data:`DYNAMODB_LAYOUT`, see
+#: :class:`DynamoDBLayout`): unit ``idx`` is ``pk=RUN#{run_id}#B{block:02d},
+#: sk=UNIT#{idx:08d}`` and its block's progress counter ``sk=COUNT`` shares that key, so a
+#: transition (unit + counter, one ``TransactWriteItems``) touches one partition key. The
+#: sparse index ``pending`` holds a unit only while it is PENDING:
+#: ``pending_pk = {run_id}#{shard}`` over ``DYNAMODB_PENDING_SHARDS`` shards of contiguous
+#: index ranges, ``pending_sk = idx``. ``leases`` holds a unit only while RUNNING, under its
+#: block: ``lease_pk = {run_id}#B{block:02d}``, ``lease_sk = lease_expires_at``, for the
+#: lease watch and the explicit reclaim.
 DYNAMODB_PENDING_SHARDS = 4
-#: Progress counter items ``sk=COUNT#{shard:03d}`` (``shard = idx % shards``, see
-#: :func:`dynamodb_count_shards`): one attribute per unit state, moved by ``ADD`` in the
-#: same transaction as the transition; ``sk=FINALIZER`` holds the finalizer lease.
+#: The unit layout a run records on its marker (``layout``; a marker without one is
+#: layout 1: every unit under ``pk=RUN#{run_id}``, the lease index under ``run_id``).
+DYNAMODB_LAYOUT = 2
+#: Partition keys a run's units (and their counters and lease entries) are spread over.
+#: Unit ``idx`` is in block ``idx % DYNAMODB_BLOCKS``: whatever order the fleet claims in,
+#: each key takes ``1/DYNAMODB_BLOCKS`` of the run's writes. A fleet finishing R units/s
+#: writes about 14 units per unit (two 2-unit transactions of 2 items, ~6 renewals of a
+#: 60 s unit), so a key takes ``14 R / 32`` WCU/s: 73 at 10,000 tasks x 60 s units, well
+#: under the 1,000 per partition. At most 99: the plan marks the run planned and writes
+#: every block's counter in one transaction (limit 100 items).
+DYNAMODB_BLOCKS = 32
+
+
+@dataclass(frozen=True)
+class DynamoDBLayout:
+    """Where a run's units live (layout :data:`DYNAMODB_LAYOUT`): ``blocks`` partition keys
+    (unit ``idx`` in block ``idx % blocks``; one counter item per block) and
+    ``pending_shards`` contiguous ranges of the pending index. Pure: no I/O."""
+
+    unit_count: int
+    blocks: int = DYNAMODB_BLOCKS
+    pending_shards: int = DYNAMODB_PENDING_SHARDS
+
+    def block(self, index: int) -> int:
+        """The block (partition key) of unit ``index``."""
+        return index % self.blocks
+
+    def block_sizes(self) -> list[int]:
+        """How many units each block holds (its counter's initial PENDING count)."""
+        return [len(range(b, self.unit_count, self.blocks)) for b in range(self.blocks)]
+
+    def pending_shard(self, index: int) -> int:
+        """The pending-index shard of unit ``index``: contiguous ranges, so the shard
+        holding a task's start (its hint) is usually the only one a claim queries."""
+        return min(self.pending_shards - 1,
+                   max(0, index) * self.pending_shards // max(self.unit_count, 1))
+
+
+def dynamodb_layout(unit_count: int) -> DynamoDBLayout:
+    """The layout a new run of ``unit_count`` units gets: :data:`DYNAMODB_BLOCKS` blocks
+    whatever its size (a key's share of the writes depends on the fleet's rate, not on
+    the run's size), :data:`DYNAMODB_PENDING_SHARDS` pending shards."""
+    return DynamoDBLayout(unit_count)
 
 
 def dynamodb_count_shards(unit_count: int) -> int:
-    """Counter items of a run of ``unit_count`` units: 8, plus one per 10,000 units past
-    80,000, at most 96 (they are written with the plan marker in one transaction, whose
-    limit is 100 items; one Query reads them all). An item sustains 1,000 write units/s
-    and a transition costs its counter 2 (transactional): ``4R <= 1000 * shards``."""
-    return min(96, max(8, -(-unit_count // 10000)))
+    """Progress counter items of a run of ``unit_count`` units: one per block of
+    :func:`dynamodb_layout`, read together by one ``BatchGetItem``."""
+    return dynamodb_layout(unit_count).blocks
+
+
 DYNAMODB_TABLE: dict[str, Any] = {
     "KeySchema": [
         {"AttributeName": "pk", "KeyType": "HASH"},
