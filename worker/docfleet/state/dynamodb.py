@@ -137,13 +137,13 @@ def _layout_of(run_id: str, item: Mapping[str, Any], where: str) -> DynamoDBLayo
         params = json.loads(item["params"])
         return DynamoDBLayout(RunSpec.from_parameters(params).unit_count,
                               blocks=_i(item.get("blocks")) or DYNAMODB_BLOCKS)
-    made_by = "an older docfleet (units unsharded)" if version < DYNAMODB_LAYOUT \
+    made_by = "an older docfleet, units unsharded" if version < DYNAMODB_LAYOUT \
         else "a newer docfleet"
     raise _OldLayoutError(
-        f"run '{run_id}' in {where} was created by {made_by} with DynamoDB unit layout "
-        f"{version}; this docfleet reads layout {DYNAMODB_LAYOUT} only",
-        f"finish it with the docfleet that created it, or delete it (docfleet delete "
-        f"{run_id} --state ...) and run it again: its outputs are deterministic",
+        f"run '{run_id}' in {where} has DynamoDB unit layout {version} ({made_by}); this "
+        f"docfleet works only runs of layout {DYNAMODB_LAYOUT}",
+        f"delete it (docfleet delete {run_id} --state STATE) and run it again, which "
+        "makes the same outputs, or finish it with the docfleet that created it",
         version)
 
 
