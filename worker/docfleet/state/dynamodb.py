@@ -414,8 +414,8 @@ class DynamoDBStateStore:
         if layout is None:
             raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
         wanted = {u.index: u for u in units}
-        # consecutive indexes are in consecutive blocks: each batch spreads over them
-        order = sorted(wanted)
+        # each batch spreads over the blocks and the pending shards
+        order = layout.write_order(list(wanted))
         existing: set[int] = set()
         for i in range(0, len(order), 100):
             keys = [unit_key(layout, run_id, idx) for idx in order[i:i + 100]]

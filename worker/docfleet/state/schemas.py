@@ -94,6 +94,16 @@ class DynamoDBLayout:
         return min(self.pending_shards - 1,
                    max(0, index) * self.pending_shards // max(self.unit_count, 1))
 
+    def write_order(self, indexes: list[int]) -> list[int]:
+        """``indexes`` in the order a plan writes them: round-robin over the pending
+        shards (and, consecutive indexes being consecutive blocks, over the blocks), so a
+        planner's burst of writes takes each pending key's share, not one key at a time."""
+        def start(shard: int) -> int:  # the lowest index of ``shard``
+            return -(-shard * max(self.unit_count, 1) // self.pending_shards)
+
+        return sorted(indexes, key=lambda i: (i - start(self.pending_shard(i)),
+                                              self.pending_shard(i)))
+
 
 def dynamodb_layout(unit_count: int) -> DynamoDBLayout:
     """The layout a new run of ``unit_count`` units gets: :data:`DYNAMODB_BLOCKS` blocks
