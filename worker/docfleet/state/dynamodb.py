@@ -106,9 +106,13 @@ def block_pk(run_id: str, block: int) -> str:
     return f"RUN#{run_id}#B{block:02d}"
 
 
+def _lease_prefix(run_id: str) -> str:
+    return f"{run_id}#B"  # run ids have no '#': no other run's key starts with it
+
+
 def lease_pk(run_id: str, block: int) -> str:
     """The ``leases`` index hash key of the RUNNING units of block ``block``."""
-    return f"{run_id}#B{block:02d}"
+    return f"{_lease_prefix(run_id)}{block:02d}"
 
 
 def unit_key(layout: DynamoDBLayout, run_id: str, index: int) -> dict[str, str]:
@@ -792,20 +796,31 @@ class DynamoDBStateStore:
         return moved
 
     def running_units(self, run_id: str) -> list[Unit]:
-        """From the sparse ``leases`` index (keys only), one Query per block: index and
-        ``lease_sk`` (= the stored ``lease_expires_at``); ``lease_owner`` is ``None``."""
-        from boto3.dynamodb.conditions import Key
+        """From the sparse ``leases`` index (keys only): index and ``lease_sk`` (= the
+        stored ``lease_expires_at``); ``lease_owner`` is ``None``. One paged Scan of the
+        index, which holds RUNNING units only (of every run in the table, so bounded by
+        their tasks), filtered to this run's block keys: one request for a fleet lingering
+        on a few units, where a Query per block would be ``blocks`` requests."""
+        from boto3.dynamodb.conditions import Attr
 
-        layout = self._layout(run_id)
+        if self._layout(run_id) is None:
+            return []
         out = []
-        for b in range(layout.blocks if layout else 0):
-            for entry in self._query("running_units", IndexName="leases",
-                                     KeyConditionExpression=Key("lease_pk").eq(
-                                         lease_pk(run_id, b))):
+        start: dict[str, Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {
+                "IndexName": "leases",
+                "FilterExpression": Attr("lease_pk").begins_with(_lease_prefix(run_id))}
+            if start:
+                kwargs["ExclusiveStartKey"] = start
+            page = self._call("running_units", functools.partial(self._table.scan, **kwargs))
+            for entry in page.get("Items", []):
                 index = int(str(entry["sk"]).removeprefix("UNIT#"))
                 out.append(Unit(run_id, index, 0, 0, UnitState.RUNNING,
                                 lease_expires_at=_f(entry.get("lease_sk"))))
-        return sorted(out, key=lambda u: u.index)
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return sorted(out, key=lambda u: u.index)
 
     def reclaim_stale_units(
         self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float

@@ -55,7 +55,7 @@ FIRESTORE_INDEXES: list[dict[str, Any]] = [
 #: ``pending_pk = {run_id}#{shard}`` over ``DYNAMODB_PENDING_SHARDS`` shards of contiguous
 #: index ranges, ``pending_sk = idx``. ``leases`` holds a unit only while RUNNING, under its
 #: block: ``lease_pk = {run_id}#B{block:02d}``, ``lease_sk = lease_expires_at``, for the
-#: lease watch and the explicit reclaim.
+#: lease watch (one Scan of the sparse index) and the explicit reclaim (a Query per block).
 DYNAMODB_PENDING_SHARDS = 4
 #: The unit layout a run records on its marker (``layout``; a marker without one is
 #: layout 1: every unit under ``pk=RUN#{run_id}``, the lease index under ``run_id``).
