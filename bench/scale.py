@@ -283,14 +283,18 @@ def dynamodb_limits(rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
     """Peak per-partition-key rates of the base table and of each index, and table-level
     rates against a new on-demand table, for a fleet completing ``rate`` units/s. Per
     unit: the measured write and read units (claim and complete transactions, each of the
-    unit and its block's counter), plus the renewals of a UNIT_SECONDS unit (1 WCU each
-    on the base item, 2 on the ``leases`` index, whose sort key changes). Units are spread
-    over the blocks by ``idx % blocks``, so a block key takes its share whatever the order
-    of the claims; the pending index is charged as if every claim hit one shard."""
+    unit and its counter: 2 + 2 write units on the counter), plus the renewals of a
+    UNIT_SECONDS unit (1 WCU each on the base item, 2 on the ``leases`` index, whose sort
+    key changes). Units are spread over the blocks by ``idx % blocks`` and the counters
+    by ``idx % counters``, so each key takes its share whatever the order of the claims;
+    the pending index is charged as if every claim hit one shard."""
     layout = dynamodb_layout(TARGET_U)
     share = max(layout.block_sizes()) / TARGET_U  # the largest block's share of the units
+    counter_share = max(layout.counter_sizes()) / TARGET_U
     renewals = UNIT_SECONDS / (LEASE_SECONDS / 3)  # the worker's default heartbeat
+    counter_w = rate * 4  # the claim's and the completion's ADD, 2 write units each
     base_w = rate * (big["per_unit"]["write_units"] + renewals)
+    unit_w = base_w - counter_w
     base_r = rate * big["per_unit"]["read_units"]
     lease_w = rate * (1 + 2 * renewals + 1)  # claim adds, renewals move, completion drops
     pending_w = rate * 1  # the claim drops the entry
@@ -305,9 +309,11 @@ def dynamodb_limits(rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
 
     return [
         row(f"hottest block key writes (WCU/s; {layout.blocks} blocks, per partition)",
-            base_w * share, DDB_KEY_WCU,
+            unit_w * share, DDB_KEY_WCU,
             note=f"{big['per_unit']['write_units']:.2f} measured + {renewals:.0f} renewals "
-                 f"per unit; the unit and its counter share the block's key"),
+                 "per unit, less the counter's 4"),
+        row(f"hottest counter key writes (WCU/s; {layout.counters} counters)",
+            counter_w * counter_share, DDB_KEY_WCU),
         row("hottest block key reads while draining (RCU/s: the claims' reads, progress)",
             base_r * share + idle_reads, DDB_KEY_RCU),
         row("block key reads while the finalizer walks the units (RCU/s)", finalizer_r,

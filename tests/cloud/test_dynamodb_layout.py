@@ -1,9 +1,10 @@
-"""The DynamoDB unit layout (issue 18): a run's units, their progress counters and their
-lease-index entries are spread over ``DYNAMODB_BLOCKS`` partition keys, so no key takes
-more than its share of a fleet's writes; a run of the old, unsharded layout is read and
-deleted but never worked; a release gives its attempt back, never below zero. Through the
-real moto server and real ``docfleet work`` processes, counting operations per key (the
-store client's own count, ``DOCFLEET_STORE_OPS``), never timing them."""
+"""The DynamoDB unit layout (issue 18): a run's units and their lease-index entries are
+spread over ``DYNAMODB_BLOCKS`` partition keys and its progress counters over
+``DYNAMODB_COUNTERS`` more, so no key takes more than its share of a fleet's writes; a
+run of the old, unsharded layout is read and deleted but never worked; a release gives
+its attempt back, never below zero. Through the real moto server and real ``docfleet
+work`` processes, counting operations per key (the store client's own count,
+``DOCFLEET_STORE_OPS``), never timing them."""
 
 from __future__ import annotations
 
@@ -22,9 +23,15 @@ from docfleet.errors import RunConflictError
 from docfleet.models import Claim, RunSpec, UnitState
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
-from docfleet.state.dynamodb import DynamoDBStateStore, block_pk, lease_pk, unit_key
+from docfleet.state.dynamodb import (
+    DynamoDBStateStore,
+    block_pk,
+    counter_pk,
+    lease_pk,
+    unit_key,
+)
 from docfleet.state.opcount import key_writes, load
-from docfleet.state.schemas import DYNAMODB_BLOCKS, dynamodb_layout
+from docfleet.state.schemas import DYNAMODB_BLOCKS, DYNAMODB_COUNTERS, dynamodb_layout
 from support import emulators
 from support.errors import assert_one_line_error
 from support.fleet import cli, start_fleet, wait_all, worker_env
@@ -94,14 +101,15 @@ def test_a_fleet_spreads_unit_writes_evenly_over_the_blocks(
     finally:
         store.close()
 
-    # every unit item and every counter is in its block; nothing under the old run key
+    # every unit item is in its block, every counter under its key; nothing under the old
+    # run key
     items = [it for it in scan(raw) if str(it["pk"]).startswith(f"RUN#{run_id}")]
     unit_items = [it for it in items if str(it["sk"]).startswith("UNIT#")]
     assert len(unit_items) == units
     for it in unit_items:
         assert it["pk"] == block_pk(run_id, int(it["idx"]) % DYNAMODB_BLOCKS), it
     counters = sorted(it["pk"] for it in items if str(it["sk"]).startswith("COUNT"))
-    assert counters == [block_pk(run_id, b) for b in range(DYNAMODB_BLOCKS)]
+    assert counters == [counter_pk(run_id, c) for c in range(DYNAMODB_COUNTERS)]
     assert not [it for it in items if it["pk"] == f"RUN#{run_id}"
                 and str(it["sk"]).startswith(("UNIT#", "COUNT"))], "the old layout's keys"
     # the lease index: sharded by block, never the old unsharded key (the run id)
@@ -111,16 +119,24 @@ def test_a_fleet_spreads_unit_writes_evenly_over_the_blocks(
         for sk in sks:
             assert key == lease_pk(run_id, int(str(sk).removeprefix("UNIT#")) % DYNAMODB_BLOCKS)
 
-    # the writes the fleet sent, per partition key: each block takes its share
-    writes = key_writes(load(list(ops.glob("ops-*.json"))))
-    assert len(load(list(ops.glob("ops-*.json")))) == tasks
-    blocks = {block_pk(run_id, b): writes.get(block_pk(run_id, b), 0.0)
-              for b in range(DYNAMODB_BLOCKS)}
-    assert set(writes) <= {*blocks, f"RUN#{run_id}"}, sorted(set(writes) - set(blocks))
-    mean = sum(blocks.values()) / len(blocks)
-    assert mean >= 6 * 8, f"{mean} write units per block for 6 units (2 transactions each)"
-    assert max(blocks.values()) <= 2 * mean and min(blocks.values()) >= mean / 2, blocks
-    # the run's own partition takes the marker, the plan and the finalizer, not the units
+    # the writes the fleet sent, per partition key: each block and each counter takes its
+    # share (within 2x of the mean of its kind)
+    dumps = load(list(ops.glob("ops-*.json")))
+    assert len(dumps) == tasks
+    writes = key_writes(dumps)
+    blocks = {k: writes.get(k, 0.0) for k in (block_pk(run_id, b)
+                                              for b in range(DYNAMODB_BLOCKS))}
+    counts = {k: writes.get(k, 0.0) for k in (counter_pk(run_id, c)
+                                              for c in range(DYNAMODB_COUNTERS))}
+    assert set(writes) <= {*blocks, *counts, f"RUN#{run_id}"}, sorted(writes)
+    for kind, per_key, least in (("block", blocks, 6 * (1 + 2 + 2)),
+                                 ("counter", counts, 24 * (2 + 2))):
+        mean = sum(per_key.values()) / len(per_key)
+        # at least: each unit's put, claim and completion (2 each, in a transaction)
+        assert mean >= least, f"{mean:.1f} write units per {kind} key"
+        assert max(per_key.values()) <= 2 * mean, (kind, per_key)
+        assert min(per_key.values()) >= mean / 2, (kind, per_key)
+    # the run's own partition takes the marker and the finalizer, not the units
     assert writes.get(f"RUN#{run_id}", 0.0) <= 0.05 * sum(blocks.values()), writes
 
 
@@ -237,7 +253,7 @@ def test_a_release_gives_the_attempt_back_never_below_zero(
         assert not store.release_unit(stale, time.time())
         assert store.units(run_id)[third.unit_index].state == UnitState.RUNNING
         raw_counts = raw.query(KeyConditionExpression=Key("pk").eq(
-            block_pk(run_id, layout.block(third.unit_index))) & Key("sk").eq("COUNT"))
+            counter_pk(run_id, layout.counter(third.unit_index))) & Key("sk").eq("COUNT"))
         assert raw_counts["Items"][0]["RUNNING"] == 1
     finally:
         store.close()

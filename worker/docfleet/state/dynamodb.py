@@ -3,11 +3,12 @@
 One table (:data:`docfleet.state.schemas.DYNAMODB_TABLE`). Every state change is one
 conditional ``UpdateItem`` on the base item:
 
-* layout: a run's units, their progress counters and their lease-index entries are
-  spread over ``DYNAMODB_BLOCKS`` partition keys (:class:`~docfleet.state.schemas.
-  DynamoDBLayout`, recorded on the run marker), so no key takes more than its share of a
-  fleet's writes; a run of an older layout can be listed, shown and deleted, and refuses
-  every unit write with a one-line error (:func:`_layout_of`).
+* layout: a run's units and their lease-index entries are spread over
+  ``DYNAMODB_BLOCKS`` partition keys, its progress counters over ``DYNAMODB_COUNTERS``
+  more (:class:`~docfleet.state.schemas.DynamoDBLayout`, recorded on the run marker), so
+  no key takes more than its share of a fleet's writes; a run of an older layout can be
+  listed, shown and deleted, and refuses every unit write with a one-line error
+  (:func:`_layout_of`).
 * claim: query the sparse ``pending`` index (a unit is in it only while PENDING, spread
   over ``DYNAMODB_PENDING_SHARDS`` hash keys), then ``UpdateItem`` with
   ``state = PENDING AND generation = g``; the update removes the pending attributes and
@@ -67,6 +68,7 @@ from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
     DYNAMODB_BLOCKS,
+    DYNAMODB_COUNTERS,
     DYNAMODB_LAYOUT,
     DYNAMODB_TABLE,
     DynamoDBLayout,
@@ -102,8 +104,13 @@ def _run_key(run_id: str) -> dict[str, str]:
 
 
 def block_pk(run_id: str, block: int) -> str:
-    """The partition key of a run's block ``block`` (its units and their counter)."""
+    """The partition key of a run's block ``block`` (its units)."""
     return f"RUN#{run_id}#B{block:02d}"
+
+
+def counter_pk(run_id: str, counter: int) -> str:
+    """The partition key of a run's progress counter ``counter``."""
+    return f"RUN#{run_id}#C{counter:02d}"
 
 
 def _lease_prefix(run_id: str) -> str:
@@ -120,8 +127,8 @@ def unit_key(layout: DynamoDBLayout, run_id: str, index: int) -> dict[str, str]:
     return {"pk": block_pk(run_id, layout.block(index)), "sk": f"UNIT#{index:08d}"}
 
 
-def _count_key(run_id: str, block: int) -> dict[str, str]:
-    return {"pk": block_pk(run_id, block), "sk": "COUNT"}
+def _count_key(run_id: str, counter: int) -> dict[str, str]:
+    return {"pk": counter_pk(run_id, counter), "sk": "COUNT"}
 
 
 class _OldLayoutError(RunConflictError):
@@ -140,7 +147,8 @@ def _layout_of(run_id: str, item: Mapping[str, Any], where: str) -> DynamoDBLayo
     if version == DYNAMODB_LAYOUT:
         params = json.loads(item["params"])
         return DynamoDBLayout(RunSpec.from_parameters(params).unit_count,
-                              blocks=_i(item.get("blocks")) or DYNAMODB_BLOCKS)
+                              blocks=_i(item.get("blocks")) or DYNAMODB_BLOCKS,
+                              counters=_i(item.get("counters")) or DYNAMODB_COUNTERS)
     made_by = "an older docfleet, units unsharded" if version < DYNAMODB_LAYOUT \
         else "a newer docfleet"
     raise _OldLayoutError(
@@ -296,9 +304,9 @@ class DynamoDBStateStore:
                 **self._update_kwargs(unit_key(layout, run_id, index), update, condition,
                                       values)}
         source, target = moves
-        counter = {  # in the unit's own partition key
+        counter = {
             "TableName": self.table_name,
-            "Key": _count_key(run_id, layout.block(index)),
+            "Key": _count_key(run_id, layout.counter(index)),
             "UpdateExpression": "ADD #from :minus, #to :plus",
             "ExpressionAttributeNames": {"#from": source, "#to": target},
             "ExpressionAttributeValues": {":minus": -1, ":plus": 1},
@@ -372,6 +380,7 @@ class DynamoDBStateStore:
             # where the units live (schemas.DynamoDBLayout): read back by every unit write
             "layout": DYNAMODB_LAYOUT,
             "blocks": dynamodb_layout(spec.unit_count).blocks,
+            "counters": dynamodb_layout(spec.unit_count).counters,
             "state": RunState.PENDING.value,
             "planned": False,
             "planner": planner,
@@ -493,9 +502,9 @@ class DynamoDBStateStore:
             {":t": True, ":f": False, ":p": planner, ":new": state.value,
              ":old": run.state.value, ":now": _d(now)})}
         counters = [{"Put": {"TableName": self.table_name, "Item": {
-            **_count_key(run_id, b), "init": True, **dict.fromkeys(
+            **_count_key(run_id, c), "init": True, **dict.fromkeys(
                 (s.value for s in UnitState), 0), UnitState.PENDING.value: n}}}
-            for b, n in enumerate(layout.block_sizes())]
+            for c, n in enumerate(layout.counter_sizes())]
         return self._transact_budget("mark_planned", [{"Update": marker}, *counters]) is None \
             or self._mark_planned_retry(run_id, planner, now)
 
@@ -526,14 +535,17 @@ class DynamoDBStateStore:
                 return sorted(runs, key=lambda r: r.run_id)
 
     def delete_run(self, run_id: str) -> bool:
-        """Every block's items, then the run's own partition (a layout-1 run's units are
-        there too), the marker last: an interrupted delete can be repeated."""
+        """Every block's and counter's items, then the run's own partition (a layout-1
+        run's units are there too), the marker last: an interrupted delete can be
+        repeated."""
         from boto3.dynamodb.conditions import Key
 
-        marker = self._get(_run_key(run_id))
-        blocks = _i(marker.get("blocks")) if marker else 0
+        marker = self._get(_run_key(run_id)) or {}
+        pks = [*(block_pk(run_id, b) for b in range(_i(marker.get("blocks")))),
+               *(counter_pk(run_id, c) for c in range(_i(marker.get("counters")))),
+               f"RUN#{run_id}"]
         keys = []
-        for pk in [*(block_pk(run_id, b) for b in range(blocks)), f"RUN#{run_id}"]:
+        for pk in pks:
             keys += [{"pk": it["pk"], "sk": it["sk"]} for it in self._query(
                 "delete_run", KeyConditionExpression=Key("pk").eq(pk),
                 ProjectionExpression="pk, sk", ConsistentRead=True)]
@@ -541,7 +553,7 @@ class DynamoDBStateStore:
         for i in range(0, len(keys), 25):
             self._batch_write([{"DeleteRequest": {"Key": k}} for k in keys[i:i + 25]])
         self._layouts.pop(run_id, None)
-        return marker is not None
+        return bool(marker)
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
@@ -886,9 +898,10 @@ class DynamoDBStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
-        """The blocks' counter items: one consistent BatchGetItem of ``blocks`` small items
-        (a Query per block would cost the same read units in ``blocks`` requests). A run
-        not planned yet (no counters) or of layout 1 is counted unit by unit."""
+        """The counter items: one consistent BatchGetItem of ``counters`` small items (a
+        read unit each; a Query per key would cost as many read units in ``counters``
+        requests). A run not planned yet (no counters) or of layout 1 is counted unit by
+        unit."""
         try:
             layout = self._layout(run_id)
         except _OldLayoutError as exc:
@@ -896,9 +909,10 @@ class DynamoDBStateStore:
                 raise
             layout = None
         if layout is not None:
-            counters = self._batch_get([_count_key(run_id, b) for b in range(layout.blocks)],
-                                       "progress", projection=None)
-            if len(counters) == layout.blocks and all(it.get("init") for it in counters):
+            counters = self._batch_get(
+                [_count_key(run_id, c) for c in range(layout.counters)], "progress",
+                projection=None)
+            if len(counters) == layout.counters and all(it.get("init") for it in counters):
                 totals = {s: sum(_i(it.get(s.value)) for it in counters) for s in UnitState}
                 return Progress({s: n for s, n in totals.items() if n})
         counts: dict[UnitState, int] = {}
