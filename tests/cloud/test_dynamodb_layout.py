@@ -8,6 +8,7 @@ work`` processes, counting operations per key (the store client's own count,
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -257,3 +258,18 @@ def test_a_release_gives_the_attempt_back_never_below_zero(
         assert raw_counts["Items"][0]["RUNNING"] == 1
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("units", [1, 7, 32, 100, 1001])
+def test_the_layout_spreads_every_unit_once(units: int) -> None:
+    layout = dynamodb_layout(units)
+    assert sum(layout.block_sizes()) == units == sum(layout.counter_sizes())
+    assert max(layout.block_sizes()) - min(layout.block_sizes()) <= 1
+    order = layout.write_order(list(range(units)))
+    assert sorted(order) == list(range(units))
+    # the plan's writes round-robin over the pending shards: no run of one shard longer
+    # than the number of units it holds more than the smallest shard
+    shards = [layout.pending_shard(i) for i in order]
+    sizes = [shards.count(s) for s in range(layout.pending_shards)]
+    longest = max(len(list(g)) for _, g in itertools.groupby(shards))
+    assert longest <= 1 + max(sizes) - min(sizes)
