@@ -326,6 +326,12 @@ def dynamodb_limits(rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
             lease_w * share, DDB_KEY_WCU),
         row(f"hottest pending-index key writes (WCU/s; all claims on one of "
             f"{layout.pending_shards} shards)", pending_w, DDB_KEY_WCU),
+        row("hottest pending-index key reads (RCU/s; every claim's reads charged to one "
+            "shard)", rate * big["per_claim"]["read_units"], DDB_KEY_RCU),
+        row("leases-index reads (RCU/s; the fleet's lease watches, a full 1 MB Scan page "
+            "each)", idle_reads * 128, DDB_KEY_RCU,
+            note="a watch happens only in an idle poll; a page of 1 MB costs 128 "
+                 "eventually consistent read units"),
         row("pending-index key writes while planning (WCU/s; writes round-robin over "
             "the shards)", plan_items / layout.pending_shards, DDB_KEY_WCU,
             note=f"one planner at {DDB_PLAN_BATCH_SECONDS * 1000:g} ms per 25-item batch"),
