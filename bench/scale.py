@@ -49,7 +49,11 @@ from docfleet import pacing
 from docfleet.models import UnitState
 from docfleet.state import open_state_store, registry
 from docfleet.state.opcount import FIELDS, load, marks, phase_totals
-from docfleet.state.schemas import dynamodb_count_shards, firestore_count_shards
+from docfleet.state.schemas import (
+    dynamodb_count_shards,
+    dynamodb_layout,
+    firestore_count_shards,
+)
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -224,9 +228,10 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
                      "takes ~2 writes per unit of its own)")
     if backend == "dynamodb":
         extra_shards = dynamodb_count_shards(TARGET_U) - dynamodb_count_shards(big["units"])
-        per_poll["read_units"] += math.ceil(extra_shards * 120 / 4096)
-        flags.append(f"counter items grow with U by design: {dynamodb_count_shards(TARGET_U)} "
-                     "items at U=1e6, read by one Query (~3 read units)")
+        per_poll["read_units"] += extra_shards  # one BatchGetItem: a read unit per item
+        if extra_shards > 0:
+            flags.append(f"counter items grow with U by design: "
+                         f"{dynamodb_count_shards(TARGET_U)} items at U=1e6")
     n, u = TARGET_N, TARGET_U
     terms = {
         "work": {k: u * big["per_unit"][k] for k in ("read_units", "write_units")},
@@ -315,23 +320,10 @@ def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
 
 def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
     """Peak rates of the 10,000-task run against the stores' documented limits."""
-    per_unit_w = big["per_unit"]["write_units"]
     out: list[dict[str, Any]] = []
     plan_cap = pacing.fleet_interval(0.5, TARGET_N, pacing.FLEET_PLAN_POLLS_PER_SECOND)
     if backend == "dynamodb":
-        shards = dynamodb_count_shards(TARGET_U)
-        out += [
-            {"what": "counter item writes (WCU/s per item, limit 1,000)",
-             "value": round(4 * rate / shards, 1), "ok": 4 * rate / shards <= 1000},
-            {"what": "run partition writes (WCU/s; 1,000 per partition: needs DynamoDB's "
-                     "split-for-heat across unit sort keys)",
-             "value": round(rate * per_unit_w, 0), "ok": rate * per_unit_w <= 1000,
-             "note": "every unit item shares pk=RUN#id; adaptive capacity splits a hot "
-                     "partition by sort key, which the unit keys allow"},
-            {"what": "run marker reads while waiting for the plan (RCU/s, limit 3,000)",
-             "value": pacing.FLEET_PLAN_POLLS_PER_SECOND,
-             "ok": pacing.FLEET_PLAN_POLLS_PER_SECOND <= 3000},
-        ]
+        out += dynamodb_limits(rate, big)
     elif backend == "firestore":
         shards = firestore_count_shards(TARGET_U)
         out += [
@@ -385,6 +377,83 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
                 "note": "the last plan-wait poll, then (under a write ramp) the first claim "
                         "jittered over one governor slot"})
     return out
+
+
+#: DynamoDB's documented limits (developer guide: "Burst and adaptive capacity", "On-demand
+#: capacity mode: initial throughput"): per partition 1,000 WCU/s and 3,000 RCU/s; a new
+#: on-demand table (and each of its indexes) sustains 4,000 write and 12,000 read request
+#: units per second at once and scales past that (to double a previous peak at once).
+DDB_KEY_WCU, DDB_KEY_RCU = 1000.0, 3000.0
+DDB_NEW_TABLE_WCU, DDB_NEW_TABLE_RCU = 4000.0, 12000.0
+#: Model assumptions: a planner's BatchWriteItem (25 items) round trip; the finalizer's
+#: sequential Query of 1 MB pages (256 strongly consistent read units each) per second.
+DDB_PLAN_BATCH_SECONDS, DDB_FINALIZER_PAGES_PER_SECOND = 0.01, 10.0
+
+
+def dynamodb_limits(rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
+    """Peak per-partition-key rates of the base table and of each index, and table-level
+    rates against a new on-demand table, for a fleet completing ``rate`` units/s. Per
+    unit: the measured write and read units (claim and complete transactions, each of the
+    unit and its counter: 2 + 2 write units on the counter), plus the renewals of a
+    UNIT_SECONDS unit (1 WCU each on the base item, 2 on the ``leases`` index, whose sort
+    key changes). Units are spread over the blocks by ``idx % blocks`` and the counters
+    by ``idx % counters``, so each key takes its share whatever the order of the claims;
+    the pending index is charged as if every claim hit one shard."""
+    layout = dynamodb_layout(TARGET_U)
+    share = max(layout.block_sizes()) / TARGET_U  # the largest block's share of the units
+    counter_share = max(layout.counter_sizes()) / TARGET_U
+    renewals = UNIT_SECONDS / (LEASE_SECONDS / 3)  # the worker's default heartbeat
+    counter_w = rate * 4  # the claim's and the completion's ADD, 2 write units each
+    base_w = rate * (big["per_unit"]["write_units"] + renewals)
+    unit_w = base_w - counter_w
+    base_r = rate * big["per_unit"]["read_units"]
+    lease_w = rate * (1 + 2 * renewals + 1)  # claim adds, renewals move, completion drops
+    pending_w = rate * 1  # the claim drops the entry
+    plan_items = 25 / DDB_PLAN_BATCH_SECONDS  # one planner's BatchWriteItem stream
+    idle_reads = pacing.FLEET_IDLE_POLLS_PER_SECOND  # a counter per block per idle poll
+    finalizer_r = 256 * DDB_FINALIZER_PAGES_PER_SECOND
+    marker_r = pacing.FLEET_PLAN_POLLS_PER_SECOND + pacing.FLEET_STATE_CHECKS_PER_SECOND
+
+    def row(what: str, value: float, limit: float, **extra: Any) -> dict[str, Any]:
+        return {"what": what, "value": round(value, 1), "limit": limit,
+                "ok": value <= limit, **extra}
+
+    return [
+        row(f"hottest block key writes (WCU/s; {layout.blocks} blocks, per partition)",
+            unit_w * share, DDB_KEY_WCU,
+            note=f"{big['per_unit']['write_units']:.2f} measured + {renewals:.0f} renewals "
+                 "per unit, less the counter's 4"),
+        row(f"hottest counter key writes (WCU/s; {layout.counters} counters)",
+            counter_w * counter_share, DDB_KEY_WCU),
+        row("hottest block key reads while draining (RCU/s: the claims' reads, progress)",
+            base_r * share + idle_reads, DDB_KEY_RCU),
+        row("block key reads while the finalizer walks the units (RCU/s)", finalizer_r,
+            DDB_KEY_RCU, note=f"one sequential reader, a block at a time: "
+                              f"{DDB_FINALIZER_PAGES_PER_SECOND:g} pages of 1 MB/s assumed"),
+        row("run key reads (RCU/s: plan waits + state checks of the marker; the key takes "
+            "no unit or counter write)",
+            marker_r, DDB_KEY_RCU),
+        row(f"hottest leases-index key writes (WCU/s; {layout.blocks} block keys)",
+            lease_w * share, DDB_KEY_WCU),
+        row(f"hottest pending-index key writes (WCU/s; all claims on one of "
+            f"{layout.pending_shards} shards)", pending_w, DDB_KEY_WCU),
+        row("hottest pending-index key reads (RCU/s; every claim's reads charged to one "
+            "shard)", rate * big["per_claim"]["read_units"], DDB_KEY_RCU),
+        row("leases-index reads (RCU/s; the fleet's lease watches, a full 1 MB Scan page "
+            "each)", idle_reads * 128, DDB_KEY_RCU,
+            note="a watch happens only in an idle poll; a page of 1 MB costs 128 "
+                 "eventually consistent read units"),
+        row("pending-index key writes while planning (WCU/s; writes round-robin over "
+            "the shards)", plan_items / layout.pending_shards, DDB_KEY_WCU,
+            note=f"one planner at {DDB_PLAN_BATCH_SECONDS * 1000:g} ms per 25-item batch"),
+        row("block key writes while planning (WCU/s)", plan_items * share, DDB_KEY_WCU),
+        row("table writes (WCU/s; a new on-demand table)", max(base_w, plan_items),
+            DDB_NEW_TABLE_WCU, note=f"draining {base_w:.0f}, planning {plan_items:.0f}"),
+        row("leases-index writes (WCU/s; a new on-demand index)", lease_w,
+            DDB_NEW_TABLE_WCU),
+        row("pending-index writes (WCU/s; while planning)", plan_items, DDB_NEW_TABLE_WCU),
+        row("table reads (RCU/s)", base_r + marker_r + finalizer_r, DDB_NEW_TABLE_RCU),
+    ]
 
 
 def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:

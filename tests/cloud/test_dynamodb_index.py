@@ -14,7 +14,8 @@ from docfleet.errors import StoreUnavailableError
 from docfleet.models import RunSpec, UnitState
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
-from docfleet.state.dynamodb import DynamoDBStateStore
+from docfleet.state.dynamodb import DynamoDBStateStore, unit_key
+from docfleet.state.schemas import dynamodb_layout
 from support import emulators
 
 
@@ -41,7 +42,7 @@ def test_a_stale_pending_entry_loses_its_condition_and_is_never_claimed_twice(
     moto = request.getfixturevalue("moto_emulator")
     ddb = boto3.session.Session().resource("dynamodb", endpoint_url=moto.url,
                                            region_name=emulators.AWS_REGION).Table(name)
-    key = {"pk": f"RUN#{run_id}", "sk": "UNIT#00000000"}
+    key = unit_key(dynamodb_layout(2), run_id, 0)
     ddb.update_item(Key=key, UpdateExpression="SET pending_pk = :p, pending_sk = :s",
                     ExpressionAttributeValues={":p": f"{run_id}#0", ":s": 0})
     lost = store.lost_races

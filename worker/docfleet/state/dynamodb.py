@@ -3,6 +3,12 @@
 One table (:data:`docfleet.state.schemas.DYNAMODB_TABLE`). Every state change is one
 conditional ``UpdateItem`` on the base item:
 
+* layout: a run's units and their lease-index entries are spread over
+  ``DYNAMODB_BLOCKS`` partition keys, its progress counters over ``DYNAMODB_COUNTERS``
+  more (:class:`~docfleet.state.schemas.DynamoDBLayout`, recorded on the run marker), so
+  no key takes more than its share of a fleet's writes; a run of an older layout can be
+  listed, shown and deleted, and refuses every unit write with a one-line error
+  (:func:`_layout_of`).
 * claim: query the sparse ``pending`` index (a unit is in it only while PENDING, spread
   over ``DYNAMODB_PENDING_SHARDS`` hash keys), then ``UpdateItem`` with
   ``state = PENDING AND generation = g``; the update removes the pending attributes and
@@ -43,6 +49,7 @@ from docfleet.cloud.aws import (
 )
 from docfleet.errors import (
     ConfigError,
+    RunConflictError,
     RunNotFoundError,
     StoreUnavailableError,
 )
@@ -60,9 +67,12 @@ from docfleet.retry import RetryPolicy, default_bound
 from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
-    DYNAMODB_PENDING_SHARDS,
+    DYNAMODB_BLOCKS,
+    DYNAMODB_COUNTERS,
+    DYNAMODB_LAYOUT,
     DYNAMODB_TABLE,
-    dynamodb_count_shards,
+    DynamoDBLayout,
+    dynamodb_layout,
 )
 from docfleet.uris import ParsedURI
 
@@ -93,24 +103,60 @@ def _run_key(run_id: str) -> dict[str, str]:
     return {"pk": f"RUN#{run_id}", "sk": "RUN"}
 
 
-def _unit_key(run_id: str, index: int) -> dict[str, str]:
-    return {"pk": f"RUN#{run_id}", "sk": f"UNIT#{index:08d}"}
+def block_pk(run_id: str, block: int) -> str:
+    """The partition key of a run's block ``block`` (its units)."""
+    return f"RUN#{run_id}#B{block:02d}"
 
 
-def _count_key(run_id: str, shard: int) -> dict[str, str]:
-    return {"pk": f"RUN#{run_id}", "sk": f"COUNT#{shard:03d}"}
+def counter_pk(run_id: str, counter: int) -> str:
+    """The partition key of a run's progress counter ``counter``."""
+    return f"RUN#{run_id}#C{counter:02d}"
 
 
-def shard_sizes(unit_count: int, shards: int) -> list[int]:
-    """How many of ``unit_count`` units fall in each counter shard (``idx % shards``)."""
-    return [len(range(k, unit_count, shards)) for k in range(shards)]
+def _lease_prefix(run_id: str) -> str:
+    return f"{run_id}#B"  # run ids have no '#': no other run's key starts with it
 
 
-def _shard(index: int, unit_count: int) -> int:
-    """Pending shards are contiguous index ranges, so the shard holding a task's start
-    (its hint) is usually the only one a claim queries."""
-    return min(DYNAMODB_PENDING_SHARDS - 1, max(0, index) * DYNAMODB_PENDING_SHARDS
-               // max(unit_count, 1))
+def lease_pk(run_id: str, block: int) -> str:
+    """The ``leases`` index hash key of the RUNNING units of block ``block``."""
+    return f"{_lease_prefix(run_id)}{block:02d}"
+
+
+def unit_key(layout: DynamoDBLayout, run_id: str, index: int) -> dict[str, str]:
+    """The primary key of unit ``index`` of a run laid out as ``layout``."""
+    return {"pk": block_pk(run_id, layout.block(index)), "sk": f"UNIT#{index:08d}"}
+
+
+def _count_key(run_id: str, counter: int) -> dict[str, str]:
+    return {"pk": counter_pk(run_id, counter), "sk": "COUNT"}
+
+
+class _OldLayoutError(RunConflictError):
+    """A run whose marker records another unit layout than :data:`DYNAMODB_LAYOUT`."""
+
+    def __init__(self, message: str, hint: str, version: int) -> None:
+        super().__init__(message, hint)
+        self.version = version
+
+
+def _layout_of(run_id: str, item: Mapping[str, Any], where: str) -> DynamoDBLayout:
+    """The layout a run marker records. Raises :class:`_OldLayoutError` (a
+    :class:`RunConflictError`, one line) for a marker of another layout: a marker without
+    one was written by docfleet before units were sharded (layout 1)."""
+    version = _i(item.get("layout")) or 1
+    if version == DYNAMODB_LAYOUT:
+        params = json.loads(item["params"])
+        return DynamoDBLayout(RunSpec.from_parameters(params).unit_count,
+                              blocks=_i(item.get("blocks")) or DYNAMODB_BLOCKS,
+                              counters=_i(item.get("counters")) or DYNAMODB_COUNTERS)
+    made_by = "an older docfleet, units unsharded" if version < DYNAMODB_LAYOUT \
+        else "a newer docfleet"
+    raise _OldLayoutError(
+        f"run '{run_id}' in {where} has DynamoDB unit layout {version} ({made_by}); this "
+        f"docfleet works only runs of layout {DYNAMODB_LAYOUT}",
+        f"delete it (docfleet delete {run_id} --state STATE) and run it again, which "
+        "makes the same outputs, or finish it with the docfleet that created it",
+        version)
 
 
 def dynamodb_transient(exc: BaseException) -> bool:
@@ -177,7 +223,7 @@ class DynamoDBStateStore:
             _install_throttle_fault(self._client, fault)
         #: Lost races of this process's claims (the benchmark reads it).
         self.lost_races = 0
-        self._unit_counts: dict[str, int] = {}
+        self._layouts: dict[str, DynamoDBLayout] = {}
         self._check_table()
         from docfleet.state import opcount
 
@@ -251,12 +297,16 @@ class DynamoDBStateStore:
         unit's condition failed."""
         from botocore.exceptions import ClientError
 
+        layout = self._layout(run_id)
+        if layout is None:
+            return False  # no such run: no such unit
         unit = {"TableName": self.table_name,
-                **self._update_kwargs(_unit_key(run_id, index), update, condition, values)}
+                **self._update_kwargs(unit_key(layout, run_id, index), update, condition,
+                                      values)}
         source, target = moves
         counter = {
             "TableName": self.table_name,
-            "Key": _count_key(run_id, index % dynamodb_count_shards(self._unit_count(run_id) or 1)),
+            "Key": _count_key(run_id, layout.counter(index)),
             "UpdateExpression": "ADD #from :minus, #to :plus",
             "ExpressionAttributeNames": {"#from": source, "#to": target},
             "ExpressionAttributeValues": {":minus": -1, ":plus": 1},
@@ -293,18 +343,30 @@ class DynamoDBStateStore:
             if not start or kwargs.get("Limit"):
                 return
 
-    def _unit_items(self, run_id: str, projection: str | None = None) -> Iterator[dict]:
+    def _unit_items(self, run_id: str, projection: str | None = None, *,
+                    old_layout: bool = False) -> Iterator[dict]:
+        """Every unit item of the run, block by block (one paged Query per block).
+        ``old_layout``: also read a layout-1 run's units (under ``pk=RUN#{run_id}``),
+        for the read-only views; otherwise such a run raises :class:`_OldLayoutError`."""
         from boto3.dynamodb.conditions import Key
 
-        kwargs: dict[str, Any] = {
-            "KeyConditionExpression": Key("pk").eq(f"RUN#{run_id}")
-            & Key("sk").begins_with("UNIT#"),
-            "ConsistentRead": True,
-        }
-        if projection:
-            kwargs["ProjectionExpression"] = projection
-            kwargs["ExpressionAttributeNames"] = {"#state": "state"}
-        return self._query("units", **kwargs)
+        try:
+            layout = self._layout(run_id)
+        except _OldLayoutError as exc:
+            if not old_layout or exc.version != 1:
+                raise
+            keys = [f"RUN#{run_id}"]
+        else:
+            keys = [] if layout is None else [block_pk(run_id, b) for b in range(layout.blocks)]
+        for pk in keys:
+            kwargs: dict[str, Any] = {
+                "KeyConditionExpression": Key("pk").eq(pk) & Key("sk").begins_with("UNIT#"),
+                "ConsistentRead": True,
+            }
+            if projection:
+                kwargs["ProjectionExpression"] = projection
+                kwargs["ExpressionAttributeNames"] = {"#state": "state"}
+            yield from self._query("units", **kwargs)
 
     # -- runs -------------------------------------------------------------------------
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
@@ -315,6 +377,10 @@ class DynamoDBStateStore:
             "params": json.dumps(spec.parameters(), sort_keys=True),
             "fingerprint": spec.fingerprint(),
             "max_attempts": spec.max_attempts,
+            # where the units live (schemas.DynamoDBLayout): read back by every unit write
+            "layout": DYNAMODB_LAYOUT,
+            "blocks": dynamodb_layout(spec.unit_count).blocks,
+            "counters": dynamodb_layout(spec.unit_count).counters,
             "state": RunState.PENDING.value,
             "planned": False,
             "planner": planner,
@@ -334,10 +400,12 @@ class DynamoDBStateStore:
 
         if self._call("create_run", put):
             return CreateResult(True, Run.from_record(item))
-        run = self.get_run(spec.run_id)
-        if run is None:  # deleted in between: extremely unlikely; try again
+        stored = self._get(_run_key(spec.run_id))
+        if stored is None:  # deleted in between: extremely unlikely; try again
             return self.create_run(spec, planner, now)
+        run = Run.from_record(stored)
         check_fingerprint(run, spec)
+        self._layouts[spec.run_id] = _layout_of(spec.run_id, stored, self.uri)
         return CreateResult(False, run)
 
     def take_over_plan(self, run_id: str, planner: str, stale_before: float, now: float) -> bool:
@@ -355,16 +423,20 @@ class DynamoDBStateStore:
         ) is not None
 
     def put_units(self, run_id: str, units: Iterable[Unit]) -> None:
+        layout = self._layout(run_id)
+        if layout is None:
+            raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
         wanted = {u.index: u for u in units}
-        order = sorted(wanted)
+        # each batch spreads over the blocks and the pending shards
+        order = layout.write_order(list(wanted))
         existing: set[int] = set()
         for i in range(0, len(order), 100):
-            keys = [_unit_key(run_id, idx) for idx in order[i:i + 100]]
+            keys = [unit_key(layout, run_id, idx) for idx in order[i:i + 100]]
             for item in self._batch_get(keys):
                 existing.add(int(item["sk"].split("#")[1]))
         items = [
             {
-                **_unit_key(run_id, idx), "idx": idx, "start": wanted[idx].start,
+                **unit_key(layout, run_id, idx), "idx": idx, "start": wanted[idx].start,
                 "count": wanted[idx].count, "state": UnitState.PENDING.value,
                 "attempts": 0, "generation": 0,
                 "pending_pk": self._pending_pk(run_id, idx), "pending_sk": idx,
@@ -374,19 +446,24 @@ class DynamoDBStateStore:
         for i in range(0, len(items), 25):
             self._batch_write([{"PutRequest": {"Item": it}} for it in items[i:i + 25]])
 
-    def _batch_get(self, keys: list[dict[str, str]]) -> list[dict[str, Any]]:
+    def _batch_get(self, keys: list[dict[str, str]], op: str = "put_units",
+                   projection: str | None = "sk") -> list[dict[str, Any]]:
+        """Consistent BatchGetItem of at most 100 ``keys`` (unprocessed keys retried with
+        backoff); the items found, in no order."""
         found: list[dict[str, Any]] = []
-        request: dict[str, Any] = {self.table_name: {"Keys": keys, "ConsistentRead": True,
-                                                     "ProjectionExpression": "sk"}}
+        ask: dict[str, Any] = {"Keys": keys, "ConsistentRead": True}
+        if projection:
+            ask["ProjectionExpression"] = projection
+        request: dict[str, Any] = {self.table_name: ask}
         delay = 0.05
         deadline = time.monotonic() + self._retry.bound
         while request:
-            resp = self._call("put_units", functools.partial(
+            resp = self._call(op, functools.partial(
                 self._client.batch_get_item, RequestItems=request))
             found.extend(resp.get("Responses", {}).get(self.table_name, []))
             request = resp.get("UnprocessedKeys") or {}
             if request:
-                self._backoff(deadline, "put_units (unprocessed keys)", delay)
+                self._backoff(deadline, f"{op} (unprocessed keys)", delay)
                 delay = min(delay * 2, 2.0)
         return found
 
@@ -414,6 +491,8 @@ class DynamoDBStateStore:
         run = self.get_run(run_id)
         if run is None or run.planned or run.planner != planner:
             return False
+        layout = self._layout(run_id)
+        assert layout is not None  # the marker was just read
         state = RunState.RUNNING if run.state == RunState.PENDING else run.state
         # the units are all PENDING until the run is planned: the counters start there,
         # in the same transaction that marks the run planned
@@ -423,10 +502,9 @@ class DynamoDBStateStore:
             {":t": True, ":f": False, ":p": planner, ":new": state.value,
              ":old": run.state.value, ":now": _d(now)})}
         counters = [{"Put": {"TableName": self.table_name, "Item": {
-            **_count_key(run_id, k), "init": True, **dict.fromkeys(
+            **_count_key(run_id, c), "init": True, **dict.fromkeys(
                 (s.value for s in UnitState), 0), UnitState.PENDING.value: n}}}
-            for k, n in enumerate(shard_sizes(run.spec.unit_count,
-                                              dynamodb_count_shards(run.spec.unit_count)))]
+            for c, n in enumerate(layout.counter_sizes())]
         return self._transact_budget("mark_planned", [{"Update": marker}, *counters]) is None \
             or self._mark_planned_retry(run_id, planner, now)
 
@@ -457,17 +535,25 @@ class DynamoDBStateStore:
                 return sorted(runs, key=lambda r: r.run_id)
 
     def delete_run(self, run_id: str) -> bool:
+        """Every block's and counter's items, then the run's own partition (a layout-1
+        run's units are there too), the marker last: an interrupted delete can be
+        repeated."""
         from boto3.dynamodb.conditions import Key
 
-        existed = self._get(_run_key(run_id)) is not None
-        keys = [{"pk": it["pk"], "sk": it["sk"]} for it in self._query(
-            "delete_run", KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}"),
-            ProjectionExpression="pk, sk", ConsistentRead=True)]
-        keys.sort(key=lambda k: k["sk"] == "RUN")  # the marker goes last
+        marker = self._get(_run_key(run_id)) or {}
+        pks = [*(block_pk(run_id, b) for b in range(_i(marker.get("blocks")))),
+               *(counter_pk(run_id, c) for c in range(_i(marker.get("counters")))),
+               f"RUN#{run_id}"]
+        keys = []
+        for pk in pks:
+            keys += [{"pk": it["pk"], "sk": it["sk"]} for it in self._query(
+                "delete_run", KeyConditionExpression=Key("pk").eq(pk),
+                ProjectionExpression="pk, sk", ConsistentRead=True)]
+        keys.sort(key=lambda k: k["sk"] == "RUN")  # the marker goes last (a stable sort)
         for i in range(0, len(keys), 25):
             self._batch_write([{"DeleteRequest": {"Key": k}} for k in keys[i:i + 25]])
-        self._unit_counts.pop(run_id, None)
-        return existed
+        self._layouts.pop(run_id, None)
+        return bool(marker)
 
     def set_run_state(
         self, run_id: str, state: RunState, now: float, expected: Iterable[RunState] | None = None
@@ -487,17 +573,30 @@ class DynamoDBStateStore:
                 return True
 
     # -- units ------------------------------------------------------------------------
-    def _unit_count(self, run_id: str) -> int | None:
-        count = self._unit_counts.get(run_id)
-        if count is None:
-            run = self.get_run(run_id)
-            if run is None:
+    def _layout(self, run_id: str) -> DynamoDBLayout | None:
+        """The run's unit layout from its marker (read once per process); ``None`` for an
+        unknown run. Raises :class:`_OldLayoutError` for a run of another layout."""
+        layout = self._layouts.get(run_id)
+        if layout is None:
+            item = self._get(_run_key(run_id))
+            if item is None:
                 return None
-            count = self._unit_counts[run_id] = run.spec.unit_count
-        return count
+            layout = self._layouts[run_id] = _layout_of(run_id, item, self.uri)
+        return layout
+
+    def _ukey(self, run_id: str, index: int) -> dict[str, str]:
+        layout = self._layout(run_id)
+        if layout is None:
+            raise RunNotFoundError(f"run '{run_id}' does not exist in {self.uri}")
+        return unit_key(layout, run_id, index)
 
     def _pending_pk(self, run_id: str, index: int) -> str:
-        return f"{run_id}#{_shard(index, self._unit_count(run_id) or 1)}"
+        layout = self._layout(run_id) or dynamodb_layout(1)
+        return f"{run_id}#{layout.pending_shard(index)}"
+
+    def _lease_pk(self, run_id: str, index: int) -> str:
+        layout = self._layout(run_id) or dynamodb_layout(1)
+        return lease_pk(run_id, layout.block(index))
 
     def _candidates(self, run_id: str, hint: int) -> Iterator[list[tuple[int, int]]]:
         """Batches of pending (index, generation) pairs in the order to try them, one
@@ -506,12 +605,12 @@ class DynamoDBStateStore:
         around, any, in random order (the tasks whose range ran dry all land there)."""
         from boto3.dynamodb.conditions import Key
 
-        count = self._unit_count(run_id)
-        if count is None:
+        layout = self._layout(run_id)
+        if layout is None:
             return
-        first = _shard(hint, count)
+        first = layout.pending_shard(hint)
         passes: list[tuple[int, int | None]] = [
-            (s, hint) for s in range(first, DYNAMODB_PENDING_SHARDS)]
+            (s, hint) for s in range(first, layout.pending_shards)]
         passes += [(s, None) for s in range(first + 1)] if hint > 0 else []
         for shard, lower in passes:
             cond = Key("pending_pk").eq(f"{run_id}#{shard}")
@@ -567,19 +666,20 @@ class DynamoDBStateStore:
             "claim", run_id, index,
             "SET #state = :running, attempts = attempts + :one, generation = :g1,"
             " lease_owner = :tok, lease_expires_at = :exp, claimed_at = :now,"
-            " worked_by = :owner, lease_pk = :run, lease_sk = :exp"
+            " worked_by = :owner, lease_pk = :lpk, lease_sk = :exp"
             f" REMOVE {_PENDING_ATTRS}",
             "#state = :pending AND generation = :g",
             {":running": UnitState.RUNNING.value, ":pending": UnitState.PENDING.value,
              ":one": 1, ":g": generation, ":g1": generation + 1, ":tok": token,
-             ":exp": _d(expires), ":now": _d(now), ":owner": owner, ":run": run_id},
+             ":exp": _d(expires), ":now": _d(now), ":owner": owner,
+             ":lpk": self._lease_pk(run_id, index)},
             (UnitState.PENDING.value, UnitState.RUNNING.value),
         )
         if not won:
             return None
         # a transaction returns no item: one consistent read for the attempts it made.
         # The token also tells a won race whose answer was lost and retried.
-        item = self._get(_unit_key(run_id, index)) or {}
+        item = self._get(self._ukey(run_id, index)) or {}
         if item.get("lease_owner") != token or item.get("state") != "RUNNING":
             return None
         return Claim(run_id=run_id, unit_index=index, start=_i(item["start"]),
@@ -587,13 +687,15 @@ class DynamoDBStateStore:
                      lease_expires_at=expires)
 
     def _fenced(self, op: str, claim: Claim, update: str, values: dict[str, Any],
-                target: UnitState | None = None) -> bool:
-        condition = "#state = :running AND lease_owner = :tok"
+                target: UnitState | None = None, also: str = "") -> bool:
+        condition = "#state = :running AND lease_owner = :tok" + (f" AND {also}" if also else "")
         values = {**values, ":running": UnitState.RUNNING.value, ":tok": claim.token}
         if target is not None:
             return self._transition(op, claim.run_id, claim.unit_index, update, condition,
                                     values, (UnitState.RUNNING.value, target.value))
-        return self._update(op, _unit_key(claim.run_id, claim.unit_index), update,
+        if self._layout(claim.run_id) is None:
+            return False
+        return self._update(op, self._ukey(claim.run_id, claim.unit_index), update,
                             condition, values) is not None
 
     def renew_lease(self, claim: Claim, lease_seconds: float, now: float) -> Claim | None:
@@ -620,7 +722,7 @@ class DynamoDBStateStore:
         if once():
             return True
         if attempts > 1:  # an earlier attempt may have landed before its answer was lost
-            item = self._get(_unit_key(claim.run_id, claim.unit_index)) or {}
+            item = self._get(self._ukey(claim.run_id, claim.unit_index)) or {}
             return item.get("completed_by") == claim.token and item.get("state") == "DONE"
         return False
 
@@ -648,22 +750,42 @@ class DynamoDBStateStore:
         return f"SET {', '.join(sets)} REMOVE {_LEASE_ATTRS}", values
 
     def release_unit(self, claim: Claim, now: float) -> bool:
-        return self._fenced(
-            "release_unit", claim,
-            "SET #state = :pending, attempts = attempts - :one, pending_pk = :ppk,"
-            f" pending_sk = :psk REMOVE {_LEASE_ATTRS}",
-            {":pending": UnitState.PENDING.value, ":one": 1,
-             ":ppk": self._pending_pk(claim.run_id, claim.unit_index), ":psk": claim.unit_index},
-            UnitState.PENDING,
-        )
+        """The attempt is given back, never below zero (:func:`rules.released_attempts`):
+        the update writes the kept value, conditional on the attempts it was computed from
+        (the claim's; after a miss, the stored value read once)."""
+        was = claim.attempts
+        for _ in range(2):
+            if self._fenced(
+                "release_unit", claim,
+                "SET #state = :pending, attempts = :kept, pending_pk = :ppk,"
+                f" pending_sk = :psk REMOVE {_LEASE_ATTRS}",
+                {":pending": UnitState.PENDING.value, ":was": was,
+                 ":kept": rules.released_attempts(was),
+                 ":ppk": self._pending_pk(claim.run_id, claim.unit_index),
+                 ":psk": claim.unit_index},
+                UnitState.PENDING, also="attempts = :was",
+            ):
+                return True
+            if self._layout(claim.run_id) is None:
+                return False
+            item = self._get(self._ukey(claim.run_id, claim.unit_index)) or {}
+            if item.get("lease_owner") != claim.token \
+                    or item.get("state") != UnitState.RUNNING.value:
+                return False  # fenced out
+            was = _i(item.get("attempts"))
+        return False
 
     def reclaim_expired_units(self, run_id: str, max_attempts: int, now: float) -> int:
         from boto3.dynamodb.conditions import Key
 
-        expired = list(self._query(
+        layout = self._layout(run_id)
+        if layout is None:
+            return 0
+        expired = [entry for b in range(layout.blocks) for entry in self._query(
             "reclaim", IndexName="leases",
-            KeyConditionExpression=Key("lease_pk").eq(run_id) & Key("lease_sk").lt(_d(now)),
-        ))
+            KeyConditionExpression=Key("lease_pk").eq(lease_pk(run_id, b))
+            & Key("lease_sk").lt(_d(now)),
+        )]
         moved = 0
         for entry in expired:
             item = self._get({"pk": entry["pk"], "sk": entry["sk"]})
@@ -687,25 +809,41 @@ class DynamoDBStateStore:
 
     def running_units(self, run_id: str) -> list[Unit]:
         """From the sparse ``leases`` index (keys only): index and ``lease_sk`` (= the
-        stored ``lease_expires_at``); ``lease_owner`` is ``None``."""
-        from boto3.dynamodb.conditions import Key
+        stored ``lease_expires_at``); ``lease_owner`` is ``None``. One paged Scan of the
+        index, which holds RUNNING units only (of every run in the table, so bounded by
+        their tasks), filtered to this run's block keys: one request for a fleet lingering
+        on a few units, where a Query per block would be ``blocks`` requests."""
+        from boto3.dynamodb.conditions import Attr
 
+        if self._layout(run_id) is None:
+            return []
         out = []
-        for entry in self._query("running_units", IndexName="leases",
-                                 KeyConditionExpression=Key("lease_pk").eq(run_id)):
-            index = int(str(entry["sk"]).removeprefix("UNIT#"))
-            out.append(Unit(run_id, index, 0, 0, UnitState.RUNNING,
-                            lease_expires_at=_f(entry.get("lease_sk"))))
-        return out
+        start: dict[str, Any] | None = None
+        while True:
+            kwargs: dict[str, Any] = {
+                "IndexName": "leases",
+                "FilterExpression": Attr("lease_pk").begins_with(_lease_prefix(run_id))}
+            if start:
+                kwargs["ExclusiveStartKey"] = start
+            page = self._call("running_units", functools.partial(self._table.scan, **kwargs))
+            for entry in page.get("Items", []):
+                index = int(str(entry["sk"]).removeprefix("UNIT#"))
+                out.append(Unit(run_id, index, 0, 0, UnitState.RUNNING,
+                                lease_expires_at=_f(entry.get("lease_sk"))))
+            start = page.get("LastEvaluatedKey")
+            if not start:
+                return sorted(out, key=lambda u: u.index)
 
     def reclaim_stale_units(
         self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
     ) -> int:
         moved = 0
+        if self._layout(run_id) is None:
+            return 0
         for seen in stale:
             if seen.lease_expires_at is None:
                 continue
-            item = self._get(_unit_key(run_id, seen.index))
+            item = self._get(self._ukey(run_id, seen.index))
             if not item or item.get("state") != UnitState.RUNNING.value:
                 continue
             end = rules.expired_lease(_i(item.get("attempts")), max_attempts,
@@ -728,7 +866,9 @@ class DynamoDBStateStore:
         """``states`` → PENDING. The counter must know which state it leaves: ``known``
         (the caller just read it) or one consistent read; the write is conditional on it."""
         if known is None:
-            item = self._get(_unit_key(run_id, index)) or {}
+            if self._layout(run_id) is None:
+                return False
+            item = self._get(self._ukey(run_id, index)) or {}
             known = item.get("state")
         if known not in states:
             return False
@@ -758,20 +898,25 @@ class DynamoDBStateStore:
         )
 
     def progress(self, run_id: str) -> Progress:
-        """The counter shards: one consistent Query of :func:`dynamodb_count_shards` small
-        items. A run planned before the counters existed is counted unit by unit."""
-        from boto3.dynamodb.conditions import Key
-
-        shards = list(self._query(
-            "progress", ConsistentRead=True,
-            KeyConditionExpression=Key("pk").eq(f"RUN#{run_id}")
-            & Key("sk").begins_with("COUNT#")))
-        wanted = dynamodb_count_shards(self._unit_count(run_id) or 1)
-        if len(shards) == wanted and all(it.get("init") for it in shards):
-            totals = {s: sum(_i(it.get(s.value)) for it in shards) for s in UnitState}
-            return Progress({s: n for s, n in totals.items() if n})
+        """The counter items: one consistent BatchGetItem of ``counters`` small items (a
+        read unit each; a Query per key would cost as many read units in ``counters``
+        requests). A run not planned yet (no counters) or of layout 1 is counted unit by
+        unit."""
+        try:
+            layout = self._layout(run_id)
+        except _OldLayoutError as exc:
+            if exc.version != 1:
+                raise
+            layout = None
+        if layout is not None:
+            counters = self._batch_get(
+                [_count_key(run_id, c) for c in range(layout.counters)], "progress",
+                projection=None)
+            if len(counters) == layout.counters and all(it.get("init") for it in counters):
+                totals = {s: sum(_i(it.get(s.value)) for it in counters) for s in UnitState}
+                return Progress({s: n for s, n in totals.items() if n})
         counts: dict[UnitState, int] = {}
-        for it in self._unit_items(run_id, "#state"):
+        for it in self._unit_items(run_id, "#state", old_layout=True):
             state = UnitState(it["state"])
             counts[state] = counts.get(state, 0) + 1
         return Progress(counts)
@@ -798,7 +943,8 @@ class DynamoDBStateStore:
                 finished_at=_f(it.get("finished_at")), part_sha256=it.get("part_sha256"),
                 worked_by=it.get("worked_by"),
             )
-            for it in sorted(self._unit_items(run_id), key=lambda it: int(it["idx"]))
+            for it in sorted(self._unit_items(run_id, old_layout=True),
+                             key=lambda it: int(it["idx"]))
         ]
 
     # -- spend and quarantine ---------------------------------------------------------

@@ -39,6 +39,8 @@ class OpCounts:
     phase: str = "other"
     ops: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     marks: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: Write units per partition key (DynamoDB only: ``pk`` of every item written).
+    keys: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def add(self, op: str, *, requests: int = 1, items_read: int = 0, items_written: int = 0,
@@ -51,6 +53,11 @@ class OpCounts:
             row["items_written"] += items_written
             row["read_units"] += read_units
             row["write_units"] += write_units
+
+    def add_key(self, key: str, write_units: float) -> None:
+        """Count ``write_units`` against partition key ``key``."""
+        with self._lock:
+            self.keys[key] = self.keys.get(key, 0.0) + write_units
 
     def mark(self, name: str, n: int = 1) -> None:
         """Count an event (an idle poll, a claim) in the current phase."""
@@ -90,12 +97,13 @@ class OpCounts:
         with self._lock:
             self.ops.clear()
             self.marks.clear()
+            self.keys.clear()
         self.phase = "other"
 
     def as_dict(self) -> dict[str, Any]:
         with self._lock:
             return {"pid": os.getpid(), "ops": json.loads(json.dumps(self.ops)),
-                    "marks": json.loads(json.dumps(self.marks))}
+                    "marks": json.loads(json.dumps(self.marks)), "keys": dict(self.keys)}
 
 
 #: This process's counts.
@@ -179,6 +187,24 @@ def instrument(store: Any, counts: OpCounts | None = None) -> None:
 _DYNAMO_WRITES = {"PutItem", "UpdateItem", "DeleteItem"}
 
 
+def _written_keys(op: str, params: dict[str, Any]) -> list[tuple[str, float]]:
+    """(partition key, write units) of every item a DynamoDB write request names."""
+
+    def pk(request: dict[str, Any]) -> str:
+        value = (request.get("Key") or request.get("Item") or {}).get("pk", "?")
+        return str(value.get("S", value) if isinstance(value, dict) else value)
+
+    if op in _DYNAMO_WRITES:
+        return [(pk(params), 1.0)]
+    if op == "TransactWriteItems":
+        return [(pk(next(iter(item.values()))), 2.0)
+                for item in params.get("TransactItems") or []]
+    if op == "BatchWriteItem":
+        return [(pk(next(iter(req.values()))), 1.0)
+                for reqs in (params.get("RequestItems") or {}).values() for req in reqs]
+    return []
+
+
 def _read_units(nbytes: int) -> float:
     return float(max(1, math.ceil(nbytes / 4096)))
 
@@ -221,6 +247,8 @@ def _attach_boto(client: Any, counts: OpCounts) -> None:
             read, ru = n, 2.0 * n
         counts.add(f"dynamodb.{op}", items_read=read, items_written=written,
                    read_units=ru, write_units=wu)
+        for key, units in _written_keys(op, params):
+            counts.add_key(key, units)
 
     client.meta.events.register("before-parameter-build.dynamodb", before)
     client.meta.events.register("after-call.dynamodb", after)
@@ -338,6 +366,15 @@ def phase_totals(dump_: dict[str, Any], phase: str) -> dict[str, float]:
     for row in dump_.get("ops", {}).get(phase, {}).values():
         for k in FIELDS:
             out[k] += row[k]
+    return out
+
+
+def key_writes(dumps: list[dict[str, Any]]) -> dict[str, float]:
+    """Write units per partition key, summed over a fleet's dumps (DynamoDB)."""
+    out: dict[str, float] = {}
+    for d in dumps:
+        for key, units in d.get("keys", {}).items():
+            out[key] = out.get(key, 0.0) + units
     return out
 
 
