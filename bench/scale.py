@@ -45,7 +45,7 @@ from rich.console import Console
 from rich.table import Table
 
 from claims import CloudBackends
-from docfleet import pacing
+from docfleet import pacing, worker
 from docfleet.models import UnitState
 from docfleet.state import open_state_store, registry
 from docfleet.state.opcount import FIELDS, load, marks, phase_totals
@@ -67,6 +67,19 @@ UNIT_SECONDS, LEASE_SECONDS, LINGER_SECONDS = 60.0, 30.0, 60.0
 #: UNIT_SECONDS takes (the cells' one-document units take none: the model adds them).
 HEARTBEAT_SECONDS = LEASE_SECONDS / 3
 RENEWALS_PER_UNIT = math.ceil(UNIT_SECONDS / HEARTBEAT_SECONDS) - 1
+
+
+def lease_of(backend: str) -> tuple[float, float, int]:
+    """(lease, heartbeat, renewals of a UNIT_SECONDS unit) of a TARGET_N fleet on
+    ``backend``: the defaults, or on a store under a write ramp the lease the worker
+    scales so that the fleet's renewals fit the ramp (``pacing.ramp_heartbeat``)."""
+    entry = registry.backend(backend)
+    if entry.write_ramp is None:
+        return LEASE_SECONDS, HEARTBEAT_SECONDS, RENEWALS_PER_UNIT
+    beat = pacing.ramp_heartbeat(pacing.WriteRamp(*entry.write_ramp), TARGET_N,
+                                 HEARTBEAT_SECONDS)
+    return (LEASE_SECONDS * beat / HEARTBEAT_SECONDS, beat,
+            max(0, math.ceil(UNIT_SECONDS / beat) - 1))
 #: PostgreSQL: connections per task (the store's main and heartbeat connections) and the
 #: server's default max_connections; managed servers allow a few thousand at most.
 PG_CONNECTIONS_PER_TASK, PG_DEFAULT_MAX_CONNECTIONS, PG_LARGE_MAX_CONNECTIONS = 2, 100, 5000
@@ -219,6 +232,16 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
     for key in ("per_claim", "per_unit", "per_idle_poll", "end_per_task_max"):
         growth(by_u, key, "units")
         growth(by_n, key, "tasks")
+    # a finalize that takes longer (more units to prove) keeps its <= FINALIZE_STANDBYS
+    # standbys polling longer, up to their linger (two leases): bounded, not O(U)
+    standby_cap = max(c["per_idle_poll"]["read_units"] for c in ok) * LINGER_SECONDS * (
+        pacing.FLEET_IDLE_POLLS_PER_SECOND / worker.FINALIZE_STANDBYS + 1)
+    for i, flag in enumerate(flags):
+        if flag.startswith("end_per_task_max.read_units grew") and all(
+                c["end_per_task_max"]["read_units"] <= standby_cap for c in ok):
+            flags[i] = (f"{flag} (a standby's polls while the finalizer works, stopped "
+                        f"by its linger: at most ~{standby_cap:.0f} reads a task, whatever "
+                        "U; the other tasks leave at once)")
     per_poll = dict(big["per_idle_poll"])
     extra_shards = 0
     if backend == "firestore":
@@ -233,9 +256,10 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
             flags.append(f"counter items grow with U by design: "
                          f"{dynamodb_count_shards(TARGET_U)} items at U=1e6")
     n, u = TARGET_N, TARGET_U
+    lease, beat, renewals = lease_of(backend)
     terms = {
         "work": {k: u * big["per_unit"][k] for k in ("read_units", "write_units")},
-        "renew": {k: u * RENEWALS_PER_UNIT * v for k, v in
+        "renew": {k: u * renewals * v for k, v in
                   zip(("read_units", "write_units"), registry.backend(backend).renew_units,
                       strict=True)},
         "plan": {"read_units": u * big["plan_per_unit"]["read_units"] + n,
@@ -259,8 +283,8 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
         "cost_usd": round(cost, 2), "cost_usd_per_million_documents": round(cost * 1e6 / u, 2),
         "flags": flags, "limits": limits,
         "assumptions": {"unit_seconds": UNIT_SECONDS, "linger_seconds": LINGER_SECONDS,
-                        "lease_seconds": LEASE_SECONDS, "heartbeat_seconds": HEARTBEAT_SECONDS,
-                        "renewals_per_unit": RENEWALS_PER_UNIT,
+                        "lease_seconds": round(lease, 1), "heartbeat_seconds": round(beat, 1),
+                        "renewals_per_unit": renewals,
                         "fleet_idle_polls_per_s": pacing.FLEET_IDLE_POLLS_PER_SECOND,
                         "prices": price},
     }
@@ -270,11 +294,13 @@ def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
               ) -> list[dict[str, Any]]:
     """The fleet's unit writes against the store's ramp, with the claim governor
     (``pacing.ClaimGovernor``) and without (``?ramp=off``). A unit costs the measured
-    per-unit writes plus RENEWALS_PER_UNIT renewals; the governor's first slot assumes
+    per-unit writes plus the renewals of a UNIT_SECONDS unit under the lease the worker
+    scales for the fleet (:func:`lease_of`); the governor's first slot assumes
     the backend's ``unit_writes`` plus a lease's worth of renewals."""
     assert entry.write_ramp is not None
     ramp = pacing.WriteRamp(*entry.write_ramp)
-    unit_w = big["per_unit"]["write_units"] + RENEWALS_PER_UNIT * entry.renew_units[1]
+    lease, beat, renewals = lease_of(entry.scheme)
+    unit_w = big["per_unit"]["write_units"] + renewals * entry.renew_units[1]
     demand = rate * unit_w  # writes/s of the whole fleet at full speed
     # the governed fleet writes min(demand, RAMP_HEADROOM * R(t)): step by step until the
     # ramp allows the demand, counting the fleet-minutes of work the ramp costs
@@ -282,7 +308,7 @@ def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
     while pacing.RAMP_HEADROOM * ramp.rate(k * step) < demand and k < 200:
         lost += step * (1 - pacing.RAMP_HEADROOM * ramp.rate(k * step) / demand)
         k += 1
-    first_w = entry.unit_writes + LEASE_SECONDS / HEARTBEAT_SECONDS
+    first_w = entry.unit_writes + lease / beat
     first_peak = pacing.RAMP_HEADROOM * ramp.rate(0) * max(1.0, unit_w / first_w)
     # the same with --lease-seconds = UNIT_SECONDS (heartbeat a third of it)
     long_w = (big["per_unit"]["write_units"]
@@ -304,11 +330,12 @@ def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
                  "unit; it assumes a unit of one lease)",
          "value": round(first_peak, 0), "ok": first_peak <= ramp.rate(0),
          "value_with_lease_of_a_unit": round(first_peak_long, 0),
-         "note": f"a {UNIT_SECONDS:g} s unit renews {RENEWALS_PER_UNIT} times, more than "
-                 f"the {LEASE_SECONDS / HEARTBEAT_SECONDS:g} of one {LEASE_SECONDS:g} s "
-                 "lease: with units longer than the lease, set --lease-seconds to at least "
-                 "a unit's time (then the first slot is sized right) or start the ramp "
-                 "lower (?ramp=START)"},
+         "lease_seconds": round(lease, 1), "heartbeat_seconds": round(beat, 1),
+         "note": f"the worker scales a {TARGET_N:,}-task fleet's lease to {lease:.0f} s "
+                 f"(heartbeat {beat:.0f} s) so that its renewals, all tasks working at "
+                 f"once, take at most {pacing.RENEWAL_SHARE:.0%} of the ramp's start; a "
+                 f"{UNIT_SECONDS:g} s unit then renews {renewals} time(s), fewer than the "
+                 f"{lease / beat:g} the first slot assumes"},
         {"what": "unit writes per second without the governor (?ramp=off), vs the ramp's "
                  "start",
          "value": round(demand, 0), "ok": demand <= ramp.rate(0), "informational": True,
@@ -367,8 +394,8 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
     first_slot = 0.0
     if entry.write_ramp is not None:
         out += ramp_rows(entry, rate, big)
-        first_slot = pacing.claim_spacing(TARGET_N, entry.unit_writes + LEASE_SECONDS
-                                          / HEARTBEAT_SECONDS,
+        lease, beat, _ = lease_of(backend)
+        first_slot = pacing.claim_spacing(TARGET_N, entry.unit_writes + lease / beat,
                                           pacing.WriteRamp(*entry.write_ramp), 0.0)
     out.append({"what": "longest wait after the plan lands before a task claims (s)",
                 "value": round(plan_cap * 4 / 3 + first_slot, 1), "ok": True,

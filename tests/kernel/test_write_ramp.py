@@ -134,6 +134,54 @@ def test_a_simulated_fleet_stays_under_the_ramp_and_follows_it_up(
     assert min(warm) > 0.6, warm
 
 
+def test_units_far_longer_than_a_slot_stay_under_with_the_ramps_heartbeat() -> None:
+    """500 tasks on 10-minute units under a 40 ops/s ramp: with the default heartbeat (10 s
+    of a 30 s lease) their renewals alone are 50 writes/s, over the ramp whatever the
+    claims do. ``ramp_heartbeat`` (what the worker applies to its lease) spaces them so
+    that every window stays under the ramp, the first ones included."""
+    ramp, horizon, tasks, unit = WriteRamp(40.0, 1.5, 120.0), 900.0, 500, 600.0
+    fast = simulate(tasks, ramp, unit_writes=4, unit_seconds=unit, heartbeat=10.0,
+                    first_writes=4 + 3, horizon=horizon)
+    assert max(rate for _, rate in window_rates(fast, 30.0, horizon)) > ramp.rate(0)
+    heartbeat = pacing.ramp_heartbeat(ramp, tasks, 10.0)
+    assert heartbeat == pytest.approx(tasks / (pacing.RENEWAL_SHARE
+                                               * pacing.RAMP_HEADROOM * 40.0))
+    writes = simulate(tasks, ramp, unit_writes=4, unit_seconds=unit, heartbeat=heartbeat,
+                      first_writes=4 + 3, horizon=horizon)
+    for start, rate in window_rates(writes, 30.0, horizon):
+        assert rate <= ramp.rate(start + 30.0), (start, rate)
+    assert pacing.ramp_heartbeat(ramp, 5, 10.0) == 10.0  # a small fleet keeps its own
+
+
+def test_the_worker_scales_its_lease_for_a_large_fleet_under_a_ramp(tmp_path) -> None:
+    """10,000 tasks under Firestore's 500 ops/s: a heartbeat of ~56 s and the lease scaled
+    with it (the same in every task: it depends on N and the ramp only); 10 tasks, or a
+    store with no ramp, keep the settings they were given."""
+    import logging
+
+    from docfleet.identity import task_identity
+    from docfleet.settings import load_settings
+    from docfleet.worker import Worker
+
+    class Ramped:
+        write_ramp, unit_writes = FIRESTORE, 4.0
+
+    settings = load_settings(run_id="r", total=4, lease_seconds=30,
+                             state=f"sqlite:///{tmp_path / 's.db'}")
+    log = logging.getLogger("docfleet.test.ramp")
+
+    def scaled(count: int, store: object) -> tuple[float, float]:
+        ident = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": str(count)})
+        s = Worker._ramped_settings(settings, ident, store, log)  # type: ignore[arg-type]
+        return s.lease_seconds, s.heartbeat
+
+    lease, heartbeat = scaled(10_000, Ramped())
+    assert heartbeat == pytest.approx(10_000 / (0.4 * 0.9 * 500))
+    assert lease == pytest.approx(3 * heartbeat)
+    assert scaled(10, Ramped()) == (30, 10)
+    assert scaled(10_000, object()) == (30, 10)
+
+
 def test_first_claims_are_spread_over_one_interval() -> None:
     rng = random.Random(3)
     govs = [ClaimGovernor(FIRESTORE, 10_000, 4, 0.0, rng=rng) for _ in range(10_000)]

@@ -171,6 +171,22 @@ def claim_spacing(tasks: int, writes_per_unit: float, ramp: WriteRamp,
     return max(tasks, 1) * max(writes_per_unit, 0.0) / (RAMP_HEADROOM * ramp.rate(elapsed))
 
 
+#: The most of the ramp's start (after RAMP_HEADROOM) the fleet's lease renewals may take
+#: when every task works at once. A claim slot assumes a first unit of one lease (the
+#: backend's unit writes + lease/heartbeat renewals, 4 + 3 on Firestore), so the claims
+#: and completions take at most 4/7 of the headroom and the renewals this share: together
+#: under the ramp, however long the units turn out to be.
+RENEWAL_SHARE = 0.4
+
+
+def ramp_heartbeat(ramp: WriteRamp, tasks: int, heartbeat: float) -> float:
+    """The least heartbeat interval with which ``tasks`` tasks, all renewing at once, stay
+    within ``RENEWAL_SHARE`` of the ramp's start: ``heartbeat`` itself when it already
+    does (10,000 tasks under Firestore's 500 ops/s need about 56 s; 100 tasks any)."""
+    need = max(tasks, 1) / (RENEWAL_SHARE * RAMP_HEADROOM * ramp.start)
+    return max(heartbeat, need)
+
+
 def plan_wait(ramp: WriteRamp, written: int, elapsed: float) -> float:
     """Seconds a planner that has written ``written`` units ``elapsed`` seconds into its
     plan waits before the next batch, so that its writes stay under ``RAMP_HEADROOM`` of

@@ -82,6 +82,7 @@ class Worker:
         log: logging.Logger,
         pack_settings: Mapping[str, Any] | None = None,
     ) -> None:
+        settings = self._ramped_settings(settings, identity, store, log)
         self.settings = settings
         self.pack_settings = dict(pack_settings or {})
         self.spec = spec
@@ -106,6 +107,27 @@ class Worker:
         # a store under a write ramp claims only when the governor says so: not with a
         # completion (the unit would wait for its turn with its lease running unrenewed)
         self._ramped = write_ramp(store) is not None
+
+    @staticmethod
+    def _ramped_settings(settings: Settings, identity: TaskIdentity, store: StateStore,
+                         log: logging.Logger) -> Settings:
+        """On a store under a write ramp, a lease long enough that the whole fleet's
+        renewals fit the ramp's start (:func:`pacing.ramp_heartbeat`): heartbeat and lease
+        scaled by the same factor. Every task of the fleet computes the same lease from
+        N and the ramp, so their leases agree; a small fleet keeps its settings."""
+        declared = write_ramp(store)
+        if declared is None:
+            return settings
+        heartbeat = pacing.ramp_heartbeat(declared[0], identity.count, settings.heartbeat)
+        if heartbeat <= settings.heartbeat:
+            return settings
+        factor = heartbeat / settings.heartbeat
+        scaled = settings.model_copy(update={"lease_seconds": settings.lease_seconds * factor,
+                                             "heartbeat_seconds": heartbeat})
+        log.info("lease %.0fs (heartbeat %.0fs): %d tasks renewing under the store's write "
+                 "ramp (%s)", scaled.lease_seconds, heartbeat, identity.count, declared[0],
+                 extra={"event": "ramp.lease", "lease_seconds": scaled.lease_seconds})
+        return scaled
 
     # -- signals ----------------------------------------------------------------------
     def install_signal_handlers(self) -> None:
