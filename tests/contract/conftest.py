@@ -1,3 +1,5 @@
+"""Fixtures of the contract suite: a store per backend, real process pools."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -6,6 +8,16 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
+
+from docfleet.state import StateStore, open_state_store
+
+
+@pytest.fixture
+def store(state_uri: str) -> Iterator[StateStore]:
+    """A fresh store on each backend of the ``state_uri`` fixture, closed after the test."""
+    s = open_state_store(state_uri)
+    yield s
+    s.close()
 
 
 @pytest.fixture(scope="session")

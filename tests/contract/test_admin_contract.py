@@ -5,20 +5,10 @@ runs untouched; the run id is free again."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-
-import pytest
 
 from docfleet.models import RunSpec, RunState
 from docfleet.planner import plan_units
-from docfleet.state import StateStore, open_state_store
-
-
-@pytest.fixture
-def store(state_uri: str) -> Iterator[StateStore]:
-    s = open_state_store(state_uri)
-    yield s
-    s.close()
+from docfleet.state import StateStore
 
 
 def _planned(store: StateStore, run_id: str, total: int = 6) -> RunSpec:

@@ -3,21 +3,11 @@ store in tests/support/backends.py. The cap is never passed by spent + reserved.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from budget_racers import race_reserve
 from racers import race
 
-from docfleet.state import StateStore, open_state_store
+from docfleet.state import StateStore
 from docfleet.state.base import BudgetState
-
-
-@pytest.fixture
-def store(state_uri: str) -> Iterator[StateStore]:
-    s = open_state_store(state_uri)
-    yield s
-    s.close()
 
 
 def test_unknown_run_has_an_empty_ledger(store: StateStore, run_id: str) -> None:

@@ -6,24 +6,16 @@ completion applied."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from racers import race, race_complete_and_claim
 
 from docfleet.models import RunSpec, UnitState
 from docfleet.planner import plan_units
-from docfleet.state import StateStore, open_state_store
+from docfleet.state import StateStore
 from docfleet.state.optional import complete_and_claim_next
 
 LEASE = 30.0
-
-
-@pytest.fixture
-def store(state_uri: str) -> Iterator[StateStore]:
-    s = open_state_store(state_uri)
-    yield s
-    s.close()
 
 
 def planned(store: StateStore, run_id: str, units: int) -> None:
@@ -53,7 +45,9 @@ def test_it_completes_the_unit_and_claims_the_next_from_the_hint(
     # the next claim is a claim like any other: fenced, renewable, completable
     assert store.renew_lease(nxt, LEASE, 102.0) is not None
     done, wrapped = complete_and_claim_next(store, nxt, "b" * 64, "w", 2, LEASE, 103.0)
-    assert done and wrapped is not None and wrapped.unit_index == 0  # wraps around
+    # wraps around: a unit below the hint (Firestore takes one of them at random, so the
+    # tasks whose range ran dry do not all collide)
+    assert done and wrapped is not None and wrapped.unit_index in (0, 1)
 
 
 def test_a_fenced_completion_completes_nothing_and_claims_nothing(

@@ -5,21 +5,12 @@ writer's skewed clock neither strands nor exposes a lease."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from docfleet.lease import LeaseWatch
 from docfleet.models import RunSpec, UnitState
 from docfleet.planner import plan_units
-from docfleet.state import StateStore, open_state_store
-
-
-@pytest.fixture
-def store(state_uri: str) -> Iterator[StateStore]:
-    s = open_state_store(state_uri)
-    yield s
-    s.close()
+from docfleet.state import StateStore
 
 
 def planned(store: StateStore, run_id: str, total: int, max_attempts: int = 3) -> None:

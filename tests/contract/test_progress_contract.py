@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterator
 
-import pytest
 from racers import race, race_claims
 
 from docfleet.models import RunSpec, UnitState
@@ -17,13 +15,6 @@ from docfleet.state import StateStore, open_state_store
 from docfleet.state.opcount import OpCounts, instrument
 
 LEASE = 30.0
-
-
-@pytest.fixture
-def store(state_uri: str) -> Iterator[StateStore]:
-    s = open_state_store(state_uri)
-    yield s
-    s.close()
 
 
 def planned(store: StateStore, run_id: str, total: int, unit_size: int = 1,

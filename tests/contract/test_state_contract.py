@@ -4,7 +4,6 @@ tests/support/backends.py. Times are passed explicitly, so lease expiry needs no
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 from racers import race, race_claims, race_create_run, race_spend
@@ -12,16 +11,9 @@ from racers import race, race_claims, race_create_run, race_spend
 from docfleet.errors import RunConflictError, RunNotFoundError
 from docfleet.models import RunSpec, RunState, UnitState
 from docfleet.planner import plan_units
-from docfleet.state import StateStore, open_state_store
+from docfleet.state import StateStore
 
 LEASE = 30.0
-
-
-@pytest.fixture
-def store(state_uri: str) -> Iterator[StateStore]:
-    s = open_state_store(state_uri)
-    yield s
-    s.close()
 
 
 def spec_for(run_id: str, total: int = 10, unit_size: int = 2, max_attempts: int = 3) -> RunSpec:

@@ -445,13 +445,17 @@ class Worker:
         that unit back at once (no attempt burnt)."""
         claim = self._take_next()
         if claim is not None:
-            with telemetry.span("docfleet.lease.release",
-                                {"docfleet.unit.index": claim.unit_index}) as s:
-                released = self.store.release_unit(claim, clock.now())
-                s.set_attribute("docfleet.lease.released", released)
-            self.log.info("released unit %d for a peer" if released else
-                          "unit %d was already reclaimed", claim.unit_index,
-                          extra={"event": "lease.release", "unit": claim.unit_index})
+            self._release(claim)
+
+    def _release(self, claim: Claim) -> None:
+        """Give ``claim``'s unit back for a peer at once (fenced; no attempt burnt)."""
+        with telemetry.span("docfleet.lease.release",
+                            {"docfleet.unit.index": claim.unit_index}) as s:
+            released = self.store.release_unit(claim, clock.now())
+            s.set_attribute("docfleet.lease.released", released)
+        self.log.info("released unit %d for a peer" if released else
+                      "unit %d was already reclaimed", claim.unit_index,
+                      extra={"event": "lease.release", "unit": claim.unit_index})
 
     def _work(self, claim: Claim) -> UnitOutcome:
         self.log.info("claimed unit %d (documents %d-%d, attempt %d)", claim.unit_index,
@@ -572,13 +576,7 @@ class Worker:
             return UnitOutcome("lost")
         if self.stop.is_set():
             keeper.ending.set()
-            with telemetry.span("docfleet.lease.release",
-                                {"docfleet.unit.index": claim.unit_index}) as s:
-                released = self.store.release_unit(claim, clock.now())
-                s.set_attribute("docfleet.lease.released", released)
-            self.log.info("released unit %d for a peer" if released else
-                          "unit %d was already reclaimed", claim.unit_index,
-                          extra={"event": "lease.release", "unit": claim.unit_index})
+            self._release(claim)
             return UnitOutcome("released")
         for table, schema in self.tables.items():
             data = shard_bytes(schema, rows[table])
