@@ -13,6 +13,8 @@ import json
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,20 @@ def table(request: pytest.FixtureRequest) -> tuple[str, Any]:
     raw = boto3.session.Session().resource("dynamodb", endpoint_url=moto.url,
                                            region_name=emulators.AWS_REGION).Table(name)
     return uri, raw
+
+
+Dynamo = tuple[str, DynamoDBStateStore, Any]
+
+
+@pytest.fixture
+def dynamo(table: tuple[str, Any]) -> Iterator[Dynamo]:
+    """The fresh table's URI, a store open on it (closed after the test) and its raw
+    boto3 Table."""
+    uri, raw = table
+    store = open_state_store(uri)
+    assert isinstance(store, DynamoDBStateStore)
+    yield uri, store, raw
+    store.close()
 
 
 def scan(raw: Any, **kwargs: Any) -> list[dict[str, Any]]:
@@ -168,96 +184,75 @@ def plant_old_layout_run(store: DynamoDBStateStore, raw: Any, run_id: str, units
 
 
 def test_an_old_layout_run_is_read_and_deleted_but_never_worked(
-    table: tuple[str, Any], run_id: str, tmp_path: Path
+    dynamo: Dynamo, run_id: str, tmp_path: Path
 ) -> None:
-    uri, raw = table
-    store = open_state_store(uri)
-    assert isinstance(store, DynamoDBStateStore)
-    try:
-        plant_old_layout_run(store, raw, run_id, 3)
-        fresh = open_state_store(uri)  # a process that never saw the run
-        try:
-            # the read-only views read the old keys: nothing silently missing
-            assert [u.index for u in fresh.units(run_id)] == [0, 1, 2]
-            assert fresh.progress(run_id).counts == {UnitState.PENDING: 3}
-            with pytest.raises(RunConflictError, match="layout 1"):
-                fresh.claim_next_unit(run_id, "w", 0, 30, 2.0)
-            with pytest.raises(RunConflictError, match="layout 1"):
-                fresh.reopen_units(run_id, [0], "why", 2.0)
-        finally:
-            fresh.close()
-        listed = cli("list", "--json", "--state", uri)
-        assert listed.returncode == 0, listed.stderr
-        row, = (r for r in json.loads(listed.stdout) if r["run_id"] == run_id)
-        assert {k: n for k, n in row["units"].items() if n} == {"PENDING": 3}
-        # a task on it stops at once with one line saying what to do
-        env = worker_env(uri, f"file://{tmp_path / 'out'}", run_id, 3, unit_size=1)
-        result = cli("work", env=env)
-        assert_one_line_error(result, "layout 1", "docfleet delete", code=2,
-                              nothing_under=tmp_path / "out")
-        assert all(u.state == UnitState.PENDING for u in store.units(run_id))
-        # delete takes the old keys too
-        assert store.delete_run(run_id)
-        assert not [it for it in scan(raw) if str(it["pk"]).startswith(f"RUN#{run_id}")]
-        assert store.units(run_id) == []
-    finally:
-        store.close()
+    uri, store, raw = dynamo
+    plant_old_layout_run(store, raw, run_id, 3)
+    with closing(open_state_store(uri)) as fresh:  # a process that never saw the run
+        # the read-only views read the old keys: nothing silently missing
+        assert [u.index for u in fresh.units(run_id)] == [0, 1, 2]
+        assert fresh.progress(run_id).counts == {UnitState.PENDING: 3}
+        with pytest.raises(RunConflictError, match="layout 1"):
+            fresh.claim_next_unit(run_id, "w", 0, 30, 2.0)
+        with pytest.raises(RunConflictError, match="layout 1"):
+            fresh.reopen_units(run_id, [0], "why", 2.0)
+    listed = cli("list", "--json", "--state", uri)
+    assert listed.returncode == 0, listed.stderr
+    row, = (r for r in json.loads(listed.stdout) if r["run_id"] == run_id)
+    assert {k: n for k, n in row["units"].items() if n} == {"PENDING": 3}
+    # a task on it stops at once with one line saying what to do
+    env = worker_env(uri, f"file://{tmp_path / 'out'}", run_id, 3, unit_size=1)
+    result = cli("work", env=env)
+    assert_one_line_error(result, "layout 1", "docfleet delete", code=2,
+                          nothing_under=tmp_path / "out")
+    assert all(u.state == UnitState.PENDING for u in store.units(run_id))
+    # delete takes the old keys too
+    assert store.delete_run(run_id)
+    assert not [it for it in scan(raw) if str(it["pk"]).startswith(f"RUN#{run_id}")]
+    assert store.units(run_id) == []
 
 
 def test_a_run_of_a_newer_layout_is_refused_even_for_reading(
-    table: tuple[str, Any], run_id: str
+    dynamo: Dynamo, run_id: str
 ) -> None:
-    uri, raw = table
-    store = open_state_store(uri)
-    assert isinstance(store, DynamoDBStateStore)
-    try:
-        plant_old_layout_run(store, raw, run_id, 2, layout=99)
-        fresh = open_state_store(uri)
-        try:
-            for read in (fresh.units, fresh.progress, fresh.running_units):
-                with pytest.raises(RunConflictError, match="newer docfleet"):
-                    read(run_id)
-        finally:
-            fresh.close()
-        assert store.delete_run(run_id)
-    finally:
-        store.close()
+    uri, store, raw = dynamo
+    plant_old_layout_run(store, raw, run_id, 2, layout=99)
+    with closing(open_state_store(uri)) as fresh:
+        for read in (fresh.units, fresh.progress, fresh.running_units):
+            with pytest.raises(RunConflictError, match="newer docfleet"):
+                read(run_id)
+    assert store.delete_run(run_id)
 
 
 def test_a_release_gives_the_attempt_back_never_below_zero(
-    table: tuple[str, Any], run_id: str
+    dynamo: Dynamo, run_id: str
 ) -> None:
-    uri, raw = table
-    store = open_state_store(uri)
-    assert isinstance(store, DynamoDBStateStore)
-    try:
-        planned(store, run_id, 3)
-        layout = dynamodb_layout(3)
-        first = store.claim_next_unit(run_id, "a", 0, 30, time.time())
-        assert first is not None and first.attempts == 1
-        assert store.release_unit(first, time.time())
-        assert store.units(run_id)[first.unit_index].attempts == 0
-        # a unit whose stored attempts are already 0 while RUNNING (as a layout writer
-        # before the floor could leave it): the release keeps 0, never -1
-        again = store.claim_next_unit(run_id, "b", 0, 30, time.time())
-        assert again is not None
-        raw.update_item(Key=unit_key(layout, run_id, again.unit_index),
-                        UpdateExpression="SET attempts = :z",
-                        ExpressionAttributeValues={":z": 0})
-        assert store.release_unit(again, time.time())
-        unit = store.units(run_id)[again.unit_index]
-        assert (unit.state, unit.attempts) == (UnitState.PENDING, 0)
-        # a stale claim is still fenced out by the floor's fallback read
-        third = store.claim_next_unit(run_id, "c", 0, 30, time.time())
-        assert third is not None
-        stale = Claim(**{**third.__dict__, "token": "someone-else", "attempts": 5})
-        assert not store.release_unit(stale, time.time())
-        assert store.units(run_id)[third.unit_index].state == UnitState.RUNNING
-        raw_counts = raw.query(KeyConditionExpression=Key("pk").eq(
-            counter_pk(run_id, layout.counter(third.unit_index))) & Key("sk").eq("COUNT"))
-        assert raw_counts["Items"][0]["RUNNING"] == 1
-    finally:
-        store.close()
+    _, store, raw = dynamo
+    planned(store, run_id, 3)
+    layout = dynamodb_layout(3)
+    first = store.claim_next_unit(run_id, "a", 0, 30, time.time())
+    assert first is not None and first.attempts == 1
+    assert store.release_unit(first, time.time())
+    assert store.units(run_id)[first.unit_index].attempts == 0
+    # a unit whose stored attempts are already 0 while RUNNING (as a layout writer
+    # before the floor could leave it): the release keeps 0, never -1
+    again = store.claim_next_unit(run_id, "b", 0, 30, time.time())
+    assert again is not None
+    raw.update_item(Key=unit_key(layout, run_id, again.unit_index),
+                    UpdateExpression="SET attempts = :z",
+                    ExpressionAttributeValues={":z": 0})
+    assert store.release_unit(again, time.time())
+    unit = store.units(run_id)[again.unit_index]
+    assert (unit.state, unit.attempts) == (UnitState.PENDING, 0)
+    # a stale claim is still fenced out by the floor's fallback read
+    third = store.claim_next_unit(run_id, "c", 0, 30, time.time())
+    assert third is not None
+    stale = Claim(**{**third.__dict__, "token": "someone-else", "attempts": 5})
+    assert not store.release_unit(stale, time.time())
+    assert store.units(run_id)[third.unit_index].state == UnitState.RUNNING
+    raw_counts = raw.query(KeyConditionExpression=Key("pk").eq(
+        counter_pk(run_id, layout.counter(third.unit_index))) & Key("sk").eq("COUNT"))
+    assert raw_counts["Items"][0]["RUNNING"] == 1
 
 
 @pytest.mark.parametrize("units", [1, 7, 32, 100, 1001])

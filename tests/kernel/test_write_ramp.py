@@ -172,7 +172,7 @@ def test_the_worker_scales_its_lease_for_a_large_fleet_under_a_ramp(tmp_path) ->
 
     def scaled(count: int, store: object) -> tuple[float, float]:
         ident = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": str(count)})
-        s = Worker._ramped_settings(settings, ident, store, log)  # type: ignore[arg-type]
+        s = Worker._ramped_settings(settings, ident, write_ramp(store), log)
         return s.lease_seconds, s.heartbeat
 
     lease, heartbeat = scaled(10_000, Ramped())

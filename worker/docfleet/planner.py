@@ -69,6 +69,14 @@ def _write_plan(store: CoordinationStore, spec: RunSpec, planner: str, log: logg
     batch: list[Unit] = []
     declared = write_ramp(store)
     started, written = time.monotonic(), 0
+    pause = stop or threading.Event()
+
+    def touch() -> bool:
+        if store.touch_plan(spec.run_id, planner, clock.now()):
+            return True
+        log.warning("lost the plan of run %s to another task", spec.run_id)
+        return False
+
     if faults.ARMED:
         faults.hit("plan.start")
     for unit in plan_units(spec):
@@ -84,17 +92,15 @@ def _write_plan(store: CoordinationStore, spec: RunSpec, planner: str, log: logg
                 log.warning("stopped planning run %s; a peer takes the plan over",
                             spec.run_id, extra={"event": "plan.handover"})
                 return False
-            if not store.touch_plan(spec.run_id, planner, clock.now()):
-                log.warning("lost the plan of run %s to another task", spec.run_id)
+            if not touch():
                 return False
             if declared is not None:
                 wait = pacing.plan_wait(declared[0], written, time.monotonic() - started)
-                while wait > 0 and not (stop is not None and stop.is_set()):
+                while wait > 0 and not pause.is_set():
                     # in slices with a heartbeat each, so peers never see the plan stale
-                    (stop or threading.Event()).wait(min(wait, heartbeat))
+                    pause.wait(min(wait, heartbeat))
                     wait -= heartbeat
-                    if wait > 0 and not store.touch_plan(spec.run_id, planner, clock.now()):
-                        log.warning("lost the plan of run %s to another task", spec.run_id)
+                    if wait > 0 and not touch():
                         return False
     if batch:
         store.put_units(spec.run_id, batch)

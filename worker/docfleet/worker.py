@@ -82,7 +82,9 @@ class Worker:
         log: logging.Logger,
         pack_settings: Mapping[str, Any] | None = None,
     ) -> None:
-        settings = self._ramped_settings(settings, identity, store, log)
+        # a store under a write ramp (Firestore): claims spaced, lease sized to the fleet
+        self._ramp = write_ramp(store)
+        settings = self._ramped_settings(settings, identity, self._ramp, log)
         self.settings = settings
         self.pack_settings = dict(pack_settings or {})
         self.spec = spec
@@ -104,18 +106,15 @@ class Worker:
         self._hint = 0
         # the next unit, claimed by the call that completed the last one (and its span)
         self._next: tuple[Claim, int, dict[str, Any]] | None = None
-        # a store under a write ramp claims only when the governor says so: not with a
-        # completion (the unit would wait for its turn with its lease running unrenewed)
-        self._ramped = write_ramp(store) is not None
 
     @staticmethod
-    def _ramped_settings(settings: Settings, identity: TaskIdentity, store: StateStore,
+    def _ramped_settings(settings: Settings, identity: TaskIdentity,
+                         declared: tuple[pacing.WriteRamp, float] | None,
                          log: logging.Logger) -> Settings:
         """On a store under a write ramp, a lease long enough that the whole fleet's
         renewals fit the ramp's start (:func:`pacing.ramp_heartbeat`): heartbeat and lease
         scaled by the same factor. Every task of the fleet computes the same lease from
         N and the ramp, so their leases agree; a small fleet keeps its settings."""
-        declared = write_ramp(store)
         if declared is None:
             return settings
         heartbeat = pacing.ramp_heartbeat(declared[0], identity.count, settings.heartbeat)
@@ -167,7 +166,7 @@ class Worker:
         # the task's share of the index range is where it starts looking; after a claim it
         # looks on just past that unit (wrapping around), so a scan never walks again over
         # the units it took (PostgreSQL: their dead index entries, until a vacuum)
-        hint = self._hint = self.identity.index * self.spec.unit_count // self.identity.count
+        self._hint = self.identity.index * self.spec.unit_count // self.identity.count
         idle_since: float | None = None
         # idle polls back off with jitter up to a ceiling that grows with the fleet, so
         # N lingering tasks together poll about FLEET_IDLE_POLLS_PER_SECOND times a second
@@ -186,9 +185,9 @@ class Worker:
                 self.stop.wait(min(wait, self._state_interval))
                 continue
             opcount.set_phase("claim")
-            claim = self._take_next() or self._claim(hint)
+            claim = self._take_next() or self._claim(self._hint)
             if claim is not None:
-                hint = self._hint = (claim.unit_index + 1) % max(1, self.spec.unit_count)
+                self._hint = (claim.unit_index + 1) % max(1, self.spec.unit_count)
                 opcount.move("claim", "drain")
                 opcount.set_phase("drain")
                 opcount.mark("claim")
@@ -251,10 +250,9 @@ class Worker:
         renewals its last unit really took. The plan time is the planner's clock: one in
         this task's future (a planner with a fast clock) counts from now, so a bad clock
         can make the ramp look further along than it is, never stall a task."""
-        declared = write_ramp(self.store)
-        if declared is None:
+        if self._ramp is None:
             return None
-        ramp, unit_writes = declared
+        ramp, unit_writes = self._ramp
         first = unit_writes + self.settings.lease_seconds / self.settings.heartbeat
         planned = min(run.updated_at, clock.now())
         governor = pacing.ClaimGovernor(ramp, self.identity.count, unit_writes, planned,
@@ -423,8 +421,9 @@ class Worker:
     def _claims_with_completion(self) -> bool:
         """Whether the drain loop would claim right after this completion: no stop, no
         run-state check due (that check comes first, at the top of the loop), and no
-        write ramp (its governor spaces the claims)."""
-        return not self._ramped and not self.stop.is_set() and not self._state_check_due()
+        write ramp (its governor spaces the claims: a unit claimed with the completion
+        would wait for its turn with its lease running unrenewed)."""
+        return self._ramp is None and not self.stop.is_set() and not self._state_check_due()
 
     def _take_next(self) -> Claim | None:
         """The unit claimed with the last completion, if any; its ``docfleet.claim`` span

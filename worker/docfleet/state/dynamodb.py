@@ -372,15 +372,14 @@ class DynamoDBStateStore:
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
         from botocore.exceptions import ClientError
 
+        layout = dynamodb_layout(spec.unit_count)
         item = {
             **_run_key(spec.run_id),
             "params": json.dumps(spec.parameters(), sort_keys=True),
             "fingerprint": spec.fingerprint(),
             "max_attempts": spec.max_attempts,
             # where the units live (schemas.DynamoDBLayout): read back by every unit write
-            "layout": DYNAMODB_LAYOUT,
-            "blocks": dynamodb_layout(spec.unit_count).blocks,
-            "counters": dynamodb_layout(spec.unit_count).counters,
+            "layout": DYNAMODB_LAYOUT, "blocks": layout.blocks, "counters": layout.counters,
             "state": RunState.PENDING.value,
             "planned": False,
             "planner": planner,

@@ -235,6 +235,16 @@ RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner"""
 
 
 _CLAIM_SQL = _claim_statement()
+
+
+def _claim_from_row(run_id: str, row: Any, expires: float) -> Claim | None:
+    """The claim a claim statement returned (``idx, start, count, attempts, token``), or
+    ``None`` for no row; ``expires`` is the expiry the caller stated."""
+    if row is None:
+        return None
+    idx, start, count, attempts, token = row
+    return Claim(run_id=run_id, unit_index=idx, start=start, count=count, token=token,
+                 attempts=attempts, lease_expires_at=expires)
 #: complete_and_claim_next: the completion and the next claim in one statement.
 _COMPLETE_AND_CLAIM_SQL = _claim_statement(after_completion=True)
 
@@ -743,12 +753,7 @@ class PostgresStateStore:
             tried.append(True)
             return conn.execute(_CLAIM_SQL, params).fetchone()
 
-        row = self._run("claim_next_unit", body)
-        if row is None:
-            return None
-        idx, start, count, attempts, token = row
-        return Claim(run_id=run_id, unit_index=idx, start=start, count=count, token=token,
-                     attempts=attempts, lease_expires_at=now + lease_seconds)
+        return _claim_from_row(run_id, self._run("claim_next_unit", body), now + lease_seconds)
 
     def _fenced(self, op: str, claim: Claim, set_sql: str, params: dict[str, Any],
                 holder: _Connection | None = None, notify: str | None = None,
@@ -830,12 +835,7 @@ class PostgresStateStore:
             return n == 1, (row if row[0] is not None else None)
 
         completed, row = self._run("complete_and_claim_next", body)
-        if row is None:
-            return completed, None
-        idx, start, count, attempts, token = row
-        return completed, Claim(run_id=claim.run_id, unit_index=idx, start=start, count=count,
-                                token=token, attempts=attempts,
-                                lease_expires_at=now + lease_seconds)
+        return completed, _claim_from_row(claim.run_id, row, now + lease_seconds)
 
     def fail_unit(self, claim: Claim, error: str, max_attempts: int, now: float) -> bool:
         return self._fenced(
