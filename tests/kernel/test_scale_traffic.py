@@ -30,7 +30,7 @@ def run_counted_fleet(state: str, tmp: Path, tasks: int, units: int) -> list[dic
     run_id = f"scale-{uuid.uuid4().hex[:10]}"
     ops = tmp / run_id
     env = worker_env(state, f"file://{tmp / 'out'}", run_id, units, unit_size=1,
-                     BENCH_DOC_MS=50, LEASE_SECONDS=30,
+                     BENCH_DOC_MS=200, LEASE_SECONDS=30,
                      STORE_OPS=str(ops / "ops-{pid}.json"))
     procs = start_fleet(env, tasks, ops / "logs")
     store = open_state_store(state)
