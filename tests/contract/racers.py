@@ -11,7 +11,7 @@ from typing import Any
 from docfleet.blob import open_blob_store
 from docfleet.models import RunSpec
 from docfleet.state import open_state_store
-from docfleet.state.optional import complete_and_claim_next
+from docfleet.state.optional import complete_and_claim_next, complete_and_claim_units
 
 
 def _wait(start_at: float) -> None:
@@ -60,6 +60,27 @@ def race_complete_and_claim(uri: str, run_id: str, owner: str, hint: int, start_
             done, claim = complete_and_claim_next(store, claim, "0" * 64, owner, hint, 60.0,
                                                   time.time())
             assert done
+        return taken
+    finally:
+        store.close()
+
+
+def race_batches(uri: str, run_id: str, owner: str, hint: int, start_at: float) -> list[str]:
+    """Claim a batch, then complete it and claim the next batch in one call
+    (``complete_and_claim_units``, batches of 1 to 4) until none is left; return the claim
+    tokens taken."""
+    store = open_state_store(uri)
+    _wait(start_at)
+    taken: list[str] = []
+    try:
+        _, batch = complete_and_claim_units(store, run_id, [], owner, hint, 3, 60.0, time.time())
+        while batch:
+            taken.extend(f"{c.unit_index}|{c.token}" for c in batch)
+            hint = batch[-1].unit_index + 1
+            applied, batch = complete_and_claim_units(
+                store, run_id, [(c, "0" * 64) for c in batch], owner, hint,
+                1 + len(taken) % 4, 60.0, time.time())
+            assert all(applied)
         return taken
     finally:
         store.close()

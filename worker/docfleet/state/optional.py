@@ -1,11 +1,12 @@
 """The optional members of a state store, beyond the contract (:mod:`docfleet.state.base`):
 what a backend may offer, and what the kernel does when it does not. The kernel reads
-them only through :func:`lost_races`, :func:`work_waiter`, :func:`write_ramp` and
-:func:`complete_and_claim_next`."""
+them only through :func:`lost_races`, :func:`work_waiter`, :func:`write_ramp`,
+:func:`complete_and_claim_next`, :func:`claims_in_batches` and
+:func:`complete_and_claim_units`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from docfleet.models import Claim
@@ -99,3 +100,55 @@ def complete_and_claim_next(store: Any, claim: Claim, part_sha256: str, owner: s
     if not store.complete_unit(claim, part_sha256, now):
         return False, None
     return True, store.claim_next_unit(claim.run_id, owner, hint, lease_seconds, now)
+
+
+@runtime_checkable
+class CompletesAndClaimsUnits(Protocol):
+    """A store that records several completions and claims several units in one atomic
+    write (PostgreSQL: one statement, one round trip, one commit for a whole batch). The
+    kernel then claims short units in batches (:mod:`docfleet.claimbatch`); without it a
+    task takes one unit at a time. :func:`complete_and_claim_units` offers the same
+    contract on every store, one write per completion and per claim."""
+
+    def complete_and_claim_units(self, run_id: str, completions: Sequence[tuple[Claim, str]],
+                                 owner: str, hint: int, want: int, lease_seconds: float,
+                                 now: float) -> tuple[list[bool], list[Claim]]:
+        """Complete each ``(claim, part_sha256)`` of ``completions`` (each fenced on its
+        own token, as ``complete_unit``) and then, only if every one applied, claim up to
+        ``want`` units as ``want`` calls of ``claim_next_unit`` would (PENDING units
+        from ``hint`` upwards, wrapping around; a store that reclaims inside its claim,
+        as PostgreSQL does, takes expired leases first); never a unit just completed.
+        Returns ``(applied, claims)``: one flag per completion, in order, and the claims
+        made (each its own token, all with the stated expiry ``now + lease_seconds``).
+        ``want = 0`` only completes; no completions is a plain claim of up to ``want``. A
+        fenced completion claims nothing. A retry after a lost answer counts the claims'
+        own applied completions and returns the units the lost attempt claimed, never a
+        second batch."""
+        ...
+
+
+def claims_in_batches(store: Any) -> bool:
+    """Whether ``store`` claims and completes a batch in one write of its own (then
+    batches pay off: one round trip for many short units)."""
+    return getattr(store, "complete_and_claim_units", None) is not None
+
+
+def complete_and_claim_units(store: Any, run_id: str, completions: Sequence[tuple[Claim, str]],
+                             owner: str, hint: int, want: int, lease_seconds: float,
+                             now: float) -> tuple[list[bool], list[Claim]]:
+    """``store.complete_and_claim_units``, or its contract by ``complete_unit`` per
+    completion and then (only if all applied) ``claim_next_unit`` up to ``want`` times,
+    each search starting just past the last claim: every backend offers it."""
+    own = getattr(store, "complete_and_claim_units", None)
+    if own is not None:
+        return own(run_id, completions, owner, hint, want, lease_seconds, now)
+    applied = [store.complete_unit(claim, sha, now) for claim, sha in completions]
+    claims: list[Claim] = []
+    if all(applied):
+        while len(claims) < want:
+            claim = store.claim_next_unit(run_id, owner, hint, lease_seconds, now)
+            if claim is None:
+                break
+            claims.append(claim)
+            hint = claim.unit_index + 1
+    return applied, claims
