@@ -71,6 +71,10 @@ class Settings(BaseSettings):
     heartbeat_seconds: float | None = Field(default=None, gt=0, le=DAY, allow_inf_nan=False)
     linger_seconds: float | None = Field(default=None, ge=0, le=DAY, allow_inf_nan=False)
     poll_seconds: float = Field(default=1.0, gt=0, le=3600, allow_inf_nan=False)
+    #: on a store that claims in batches (PostgreSQL): the work one batch of claims may
+    #: hold, in seconds of the task's own unit time; 0 = one unit at a time
+    #: (docfleet.claimbatch)
+    claim_batch_seconds: float = Field(default=1.0, ge=0, le=3600, allow_inf_nan=False)
     #: how long a cloud store call is retried before the task exits 4 (read by retry.py)
     store_retry_seconds: float = Field(default=60.0, ge=0, le=DAY, allow_inf_nan=False)
     options: dict[str, Any] = Field(default_factory=dict)

@@ -10,6 +10,7 @@ import signal
 import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import FrameType
@@ -17,6 +18,7 @@ from typing import Any
 
 from docfleet import clock, faults, pacing, telemetry
 from docfleet.blob.base import BlobStore
+from docfleet.claimbatch import BatchSizer, batch_window
 from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
 from docfleet.identity import TaskIdentity
 from docfleet.lease import LeaseKeeper, LeaseWatch
@@ -28,7 +30,14 @@ from docfleet.settings import Settings
 from docfleet.shards import shard_bytes
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
-from docfleet.state.optional import complete_and_claim_next, lost_races, work_waiter, write_ramp
+from docfleet.state.optional import (
+    claims_in_batches,
+    complete_and_claim_next,
+    complete_and_claim_units,
+    lost_races,
+    work_waiter,
+    write_ramp,
+)
 
 EXIT_OK = 0
 EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
@@ -104,8 +113,19 @@ class Worker:
         self._state_interval = pacing.fleet_interval(
             RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
         self._hint = 0
-        # the next unit, claimed by the call that completed the last one (and its span)
-        self._next: tuple[Claim, int, dict[str, Any]] | None = None
+        # units claimed ahead (by the call that completed the last unit, or with a batch),
+        # oldest first, each with its claim span's start, attributes and operation
+        self._ahead: deque[tuple[Claim, int, dict[str, Any], str]] = deque()
+        # a store that claims and completes many units in one write (PostgreSQL) gets
+        # batches sized to the task's unit time (docfleet.claimbatch); not under a write
+        # ramp, whose governor spaces each claim
+        window = batch_window(settings.claim_batch_seconds, settings.lease_seconds,
+                              settings.heartbeat)
+        self._batches = (BatchSizer(window) if window > 0 and self._ramp is None
+                         and claims_in_batches(store) else None)
+        # finished units of a batch whose completion is recorded with the batch's last
+        # one: (claim, part sha256, bytes written)
+        self._unrecorded: list[tuple[Claim, str, int]] = []
 
     @staticmethod
     def _ramped_settings(settings: Settings, identity: TaskIdentity,
@@ -146,7 +166,9 @@ class Worker:
     # -- main loop --------------------------------------------------------------------
     def run(self) -> int:
         try:
-            return self._run()
+            code = self._run()
+            self._hand_back()
+            return code
         finally:
             if self._session is not None:
                 self._session.close()
@@ -177,7 +199,7 @@ class Worker:
             opcount.set_phase("drain")
             # a unit claimed with the last completion was claimed as if here (no run-state
             # check was due then): it is worked before the run's state is looked at again
-            if self._next is None and not self._run_claimable():
+            if not self._ahead and not self._run_claimable():
                 return EXIT_OK
             if governor is not None and (wait := governor.wait(clock.now())) > 0:
                 # the fleet's writes keep under the store's ramp: this task's turn is later
@@ -239,7 +261,6 @@ class Worker:
             wait = min(backoff.next(), left + 0.01)
             opcount.mark("idle_ms", int(wait * 1000))
             self._idle_wait(wait)
-        self._release_next()
         return self._signal_exit()
 
     def _governor(self, run: Run) -> pacing.ClaimGovernor | None:
@@ -384,7 +405,11 @@ class Worker:
     # -- one unit ---------------------------------------------------------------------
     def _claim(self, hint: int) -> Claim | None:
         """``claim_next_unit``; when tracing, a ``docfleet.claim`` span for each claim
-        (and for an empty poll only if it lost races: idle polls make no spans)."""
+        (and for an empty poll only if it lost races: idle polls make no spans). With
+        batches: the batch's unrecorded completions and a new batch, in one call."""
+        if self._batches is not None:
+            self._record(self._batches.size())
+            return self._take_next()
         if not telemetry.enabled():
             return self.store.claim_next_unit(self.spec.run_id, self.identity.owner, hint,
                                               self.settings.lease_seconds, clock.now())
@@ -400,11 +425,17 @@ class Worker:
                 "docfleet.claim.hint": hint, **attrs}, kind=telemetry.SpanKind.CLIENT)
         return claim
 
-    def _complete(self, claim: Claim, part_sha: str) -> bool:
+    def _complete(self, claim: Claim, part_sha: str, written: int) -> bool | None:
         """Mark the unit DONE (fenced). When the task goes on claiming (no stop, no
         run-state check due) the same call claims the next unit
         (``complete_and_claim_next``: one statement on PostgreSQL), which the drain loop
-        then works; a fenced completion claims nothing."""
+        then works; a fenced completion claims nothing. With batches the completion waits
+        for the batch's last unit and is recorded (and logged) with it: ``None``."""
+        if self._batches is not None:
+            self._unrecorded.append((claim, part_sha, written))
+            if not self._ahead or self.stop.is_set():
+                self._record(self._batches.size() if self._claims_with_completion() else 0)
+            return None
         if not self._claims_with_completion():
             return self.store.complete_unit(claim, part_sha, clock.now())
         started, t0 = telemetry.now_ns(), time.perf_counter()
@@ -415,8 +446,49 @@ class Worker:
         if nxt is not None:
             attrs = {"docfleet.claim.hint": self._hint, **telemetry.claim_attributes(
                 nxt, time.perf_counter() - t0, races, lost_races(self.store))} if started else {}
-            self._next = (nxt, started, attrs)
+            self._ahead.append((nxt, started, attrs, "complete_and_claim_next"))
         return completed
+
+    def _record(self, want: int) -> None:
+        """Batches: record the unrecorded completions and claim up to ``want`` units, in
+        one call (``complete_and_claim_units``); log each completion; the claims join
+        the units claimed ahead (their hint: just past the last unit claimed)."""
+        done, self._unrecorded = self._unrecorded, []
+        if not done and want <= 0:
+            return
+        started, t0 = telemetry.now_ns(), time.perf_counter()
+        races = lost_races(self.store) if telemetry.enabled() else None
+        applied, claims = complete_and_claim_units(
+            self.store, self.spec.run_id, [(c, sha) for c, sha, _ in done],
+            self.identity.owner, self._hint, want, self.settings.lease_seconds, clock.now())
+        for (claim, _, written), ok in zip(done, applied, strict=True):
+            self._log_completion(claim, ok, written)
+        seconds = time.perf_counter() - t0
+        for nxt in claims:
+            attrs = {"docfleet.claim.hint": self._hint, "docfleet.claim.batch": len(claims),
+                     **telemetry.claim_attributes(nxt, seconds, races, lost_races(self.store))
+                     } if started else {}
+            self._ahead.append((nxt, started, attrs, "complete_and_claim_units"))
+
+    def _hand_back(self) -> None:
+        """Leaving: record the batch's finished units and give back the units claimed
+        ahead and not started (fenced; no attempt burnt), so peers take them at once."""
+        if self._unrecorded:
+            self._record(0)
+        while self._ahead:
+            claim, *_ = self._ahead.popleft()
+            self._release(claim)
+
+    def _log_completion(self, claim: Claim, completed: bool, written: int) -> None:
+        if not completed:
+            self.log.warning("unit %d was reclaimed before it completed; its new owner "
+                             "will complete it", claim.unit_index,
+                             extra={"event": "unit.fenced", "unit": claim.unit_index})
+            return
+        self.log.info("completed unit %d: %d documents, %d bytes", claim.unit_index,
+                      claim.count, written,
+                      extra={"event": "unit.done", "unit": claim.unit_index,
+                             "token": claim.token})
 
     def _claims_with_completion(self) -> bool:
         """Whether the drain loop would claim right after this completion: no stop, no
@@ -426,25 +498,28 @@ class Worker:
         return self._ramp is None and not self.stop.is_set() and not self._state_check_due()
 
     def _take_next(self) -> Claim | None:
-        """The unit claimed with the last completion, if any; its ``docfleet.claim`` span
-        is recorded now, as a child of the task's span like any claim's."""
-        if self._next is None:
+        """The oldest unit claimed ahead, if any; its ``docfleet.claim`` span is recorded
+        now, as a child of the task's span like any claim's. A unit claimed ahead whose
+        lease has run down past a heartbeat and half the rest (a batch held up by a slow
+        unit) is given back with the rest of its batch, and the batch's finished units
+        are recorded: the task then claims afresh."""
+        if not self._ahead:
             return None
-        claim, started, attrs = self._next
-        self._next = None
+        claim, started, attrs, operation = self._ahead.popleft()
+        heartbeat = self.settings.heartbeat
+        fresh = heartbeat + (self.settings.lease_seconds - heartbeat) / 2
+        if claim.lease_expires_at - clock.now() < fresh:
+            self._ahead.appendleft((claim, started, attrs, operation))
+            self.log.info("giving back %d unit(s) claimed ahead: their leases ran down",
+                          len(self._ahead), extra={"event": "batch.stale"})
+            self._hand_back()
+            return None
         if started:
             telemetry.record_span("docfleet.claim", started, {
                 **telemetry.db_attributes(self.store.uri),
-                "db.operation.name": "complete_and_claim_next", **attrs},
+                "db.operation.name": operation, **attrs},
                 kind=telemetry.SpanKind.CLIENT)
         return claim
-
-    def _release_next(self) -> None:
-        """A stop came between the completion that claimed a unit and its work: give
-        that unit back at once (no attempt burnt)."""
-        claim = self._take_next()
-        if claim is not None:
-            self._release(claim)
 
     def _release(self, claim: Claim) -> None:
         """Give ``claim``'s unit back for a peer at once (fenced; no attempt burnt)."""
@@ -547,6 +622,7 @@ class Worker:
         return self._session
 
     def _produce(self, claim: Claim, keeper: LeaseKeeper) -> UnitOutcome:
+        began = time.monotonic()
         part = Part(claim.run_id, claim.unit_index, claim.start, claim.count)
         rows: dict[str, list[dict]] = {table: [] for table in self.tables}
         written = 0
@@ -595,16 +671,12 @@ class Worker:
             faults.hit("unit.part")
         keeper.ending.set()
         self._environment_faults = 0
-        if not self._complete(claim, part_sha):
-            self.log.warning("unit %d was reclaimed before it completed; its new owner "
-                             "will complete it", claim.unit_index,
-                             extra={"event": "unit.fenced", "unit": claim.unit_index})
-            return UnitOutcome("lost", claim.count, written)
-        self.log.info("completed unit %d: %d documents, %d bytes", claim.unit_index,
-                      claim.count, written,
-                      extra={"event": "unit.done", "unit": claim.unit_index,
-                             "token": claim.token})
-        return UnitOutcome("done", claim.count, written)
+        if self._batches is not None:
+            self._batches.observe(time.monotonic() - began)
+        completed = self._complete(claim, part_sha, written)
+        if completed is not None:
+            self._log_completion(claim, completed, written)
+        return UnitOutcome("done" if completed is not False else "lost", claim.count, written)
 
 
 class _FinalizerLease:

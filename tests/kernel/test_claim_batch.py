@@ -1,0 +1,141 @@
+"""Claiming short units in batches (docfleet.claimbatch and the drain loop): a real
+worker on a real SQLite store, in this process, its store given the optional
+``complete_and_claim_units`` (the generic default) so that the worker batches as it does
+on PostgreSQL; the real-process PostgreSQL fleet is tests/cloud/test_claim_batches_fleet.py."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from docfleet.blob import open_blob_store
+from docfleet.claimbatch import MAX_BATCH_UNITS, BatchSizer, batch_window
+from docfleet.identity import task_identity
+from docfleet.manifest import part_key
+from docfleet.models import Claim, UnitState
+from docfleet.packs import load_pack
+from docfleet.runspec import resolve_spec
+from docfleet.settings import load_settings
+from docfleet.state import open_state_store
+from docfleet.state.optional import claims_in_batches, complete_and_claim_units
+from docfleet.worker import EXIT_OK, EXIT_SIGTERM, Worker
+
+
+def test_a_batch_holds_the_window_of_unit_time_between_one_and_the_ceiling() -> None:
+    sizer = BatchSizer(1.0)
+    assert sizer.size() == 1, "no unit timed yet: one at a time"
+    sizer.observe(0.1)
+    assert sizer.size() == 10
+    sizer.observe(0.001)
+    assert sizer.size() == 14, "a running mean: 0.3 x the newest unit + 0.7 x before"
+    for _ in range(10):
+        sizer.observe(0.001)
+    assert sizer.size() == MAX_BATCH_UNITS
+    for _ in range(20):
+        sizer.observe(3.0)  # units of seconds: one at a time again
+    assert sizer.size() == 1
+    off = BatchSizer(0.0)
+    off.observe(0.001)
+    assert off.size() == 1
+
+
+def test_the_window_leaves_the_lease_time_for_the_last_unit_of_a_batch() -> None:
+    assert batch_window(1.0, 30.0, 10.0) == 1.0
+    assert batch_window(10.0, 30.0, 10.0) == 5.0, "a quarter of lease - heartbeat"
+    assert batch_window(1.0, 3.0, 2.9) == pytest.approx(0.025)
+    assert batch_window(0.0, 30.0, 10.0) == 0.0
+
+
+class _Batching:
+    """The real store, offering ``complete_and_claim_units`` (the generic default: one
+    write each); each call is recorded, and after ``stop_after`` calls it sets the
+    worker's stop, as a SIGTERM arriving just then would."""
+
+    def __init__(self, store: Any, stop_after: int | None = None) -> None:
+        self._store = store
+        self.worker: Worker | None = None
+        self.calls: list[tuple[int, int, list[Claim]]] = []  # (completions, want, claims)
+        self.stop_after = stop_after
+
+    def complete_and_claim_units(self, run_id: str, completions: Any, owner: str, hint: int,
+                                 want: int, lease: float, now: float
+                                 ) -> tuple[list[bool], list[Claim]]:
+        applied, claims = complete_and_claim_units(self._store, run_id, completions, owner,
+                                                   hint, want, lease, now)
+        self.calls.append((len(completions), want, claims))
+        if self.stop_after is not None and len(self.calls) >= self.stop_after:
+            assert self.worker is not None
+            self.worker.stop.set()
+        return applied, claims
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+def _worker(tmp_path: Path, run_id: str, total: int, stop_after: int | None = None,
+            **extra: Any) -> tuple[Worker, _Batching]:
+    settings = load_settings(run_id=run_id, total=total, unit_size=1, pack="bench",
+                             poll_seconds=0.1, state=f"sqlite:///{tmp_path / 'state.db'}",
+                             out=f"file://{tmp_path / 'out'}", lease_seconds=30,
+                             heartbeat_seconds=1, linger_seconds=1, **extra)
+    log = logging.getLogger("docfleet.test.batch")
+    store = _Batching(open_state_store(settings.state), stop_after)
+    assert claims_in_batches(store) and not claims_in_batches(store._store)
+    spec = resolve_spec(settings, store, 1, log)
+    identity = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": "1"})
+    worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
+                    load_pack(spec.pack), log)
+    store.worker = worker
+    return worker, store
+
+
+def test_short_units_are_claimed_and_recorded_in_batches_and_each_is_done_once(
+    tmp_path: Path, run_id: str
+) -> None:
+    worker, store = _worker(tmp_path, run_id, total=60)
+    assert worker.run() == EXIT_OK
+    units = store.units(run_id)
+    assert [u.state for u in units] == [UnitState.DONE] * 60
+    assert all(u.attempts == 1 for u in units)
+    sizes = [len(claims) for _, _, claims in store.calls]
+    assert sum(sizes) == 60
+    assert sizes[0] == 1, "the first unit is claimed alone (no unit time known yet)"
+    assert max(sizes) > 4, sizes
+    # each call records the completions of the batch before it (one call for many units)
+    assert sum(n for n, _, _ in store.calls) == 60
+    assert len(store.calls) < 60 / 3, store.calls
+    # each unit's recorded part is the part it wrote (recorded with a later unit's call)
+    for unit in units:
+        part = tmp_path / "out" / run_id / part_key(unit.index)
+        assert hashlib.sha256(part.read_bytes()).hexdigest() == unit.part_sha256
+
+
+def test_a_stop_mid_batch_records_the_finished_units_and_gives_back_the_rest(
+    tmp_path: Path, run_id: str
+) -> None:
+    worker, store = _worker(tmp_path, run_id, total=60, stop_after=3)
+    assert worker.run() == EXIT_SIGTERM
+    units = store.units(run_id)
+    assert not [u for u in units if u.state == UnitState.RUNNING], "nothing left RUNNING"
+    done = [u for u in units if u.state == UnitState.DONE]
+    claimed = sum(len(claims) for _, _, claims in store.calls)
+    # the stop came with the third call's batch: its units were given back unstarted,
+    # every unit worked before it was recorded
+    last = store.calls[-1][2]
+    assert last, "the third call claimed a batch"
+    assert len(done) == claimed - len(last)
+    for claim in last:
+        unit = units[claim.unit_index]
+        assert unit.state == UnitState.PENDING and unit.attempts == 0, unit
+
+
+def test_claim_batch_seconds_zero_takes_one_unit_at_a_time(tmp_path: Path, run_id: str
+                                                           ) -> None:
+    worker, store = _worker(tmp_path, run_id, total=6, claim_batch_seconds=0)
+    assert worker.run() == EXIT_OK
+    assert store.calls == [], "the one-unit path (complete_and_claim_next)"
+    assert [u.state for u in store.units(run_id)] == [UnitState.DONE] * 6
