@@ -247,7 +247,9 @@ class Worker:
             # WATCHES_PER_LEASE times a lease bounds its reads (one per RUNNING unit)
             if time.monotonic() - self._watched >= self.settings.lease_seconds / WATCHES_PER_LEASE:
                 self._watched = time.monotonic()
-                stale = self._leases.observe(self.store.running_units(self.spec.run_id))
+                with opcount.phase("watch"):  # counted per look, not per idle poll
+                    opcount.mark("lease_watch")
+                    stale = self._leases.observe(self.store.running_units(self.spec.run_id))
             reclaimed = self.store.reclaim_stale_units(
                 self.spec.run_id, stale, self.spec.max_attempts, clock.now()
             ) if stale else 0
