@@ -11,7 +11,12 @@
   attempts goes FAILED in the same statement). A claim never waits on a peer's lock and
   never loses a race. Renew, complete, fail and release are conditional on the claim token.
   :meth:`PostgresStateStore.complete_and_claim_next` completes a unit and claims the next
-  in one statement (one round trip, one commit: a pair used to be two of each).
+  in one statement (one round trip, one commit: a pair used to be two of each), and
+  :meth:`PostgresStateStore.complete_and_claim_units` does so for a batch: the K
+  completions (fenced each on its own token, passed as arrays) and, only if all applied,
+  up to K claims (expired leases first, then from the hint, each its own token, one
+  stated expiry) in one statement, so short units cost one round trip and one commit per
+  K (``bench/claims.py --batch``).
 * **Ledger**: the spend rollup per (run, model) and a per-run ``ledger`` row (settled total
   and reserved sum). A reservation locks that row, so concurrent reservations serialise and
   spent + reserved never passes the cap.
@@ -28,8 +33,9 @@
   of a statement left unanswered past that timeout (+ :data:`ANSWER_MARGIN`), capped by
   what is left of the retry window. A statement whose answer was lost may still have been
   applied when the server resumes: a completion retried after a lost answer counts its
-  own applied completion, and a claim retried after one returns the unit the lost attempt
-  took (found by its exact stated expiry) instead of leaving it RUNNING for a lease.
+  own applied completion, and a claim retried after one returns the units the lost attempt
+  took (found by their exact stated expiry) instead of leaving them RUNNING for a lease;
+  a batch is never claimed twice.
 * **Schema** ``S`` (default ``docfleet``) is created at first use under an advisory lock,
   idempotently, and versioned in ``S.meta`` (:data:`SCHEMA_VERSION`, :data:`MIGRATIONS`).
 * **Idle waiting**: transitions that put work back in the pool ``NOTIFY`` the schema's
