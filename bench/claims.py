@@ -7,6 +7,9 @@ unit, and write JSON to bench/results/claims.json.
     python bench/claims.py --backends firestore,dynamodb --units 400 \
         --start offset,zero                      # cloud stores, on their local emulators
     python bench/claims.py --backends postgresql --units 20000 --procs 1,8,32
+    python bench/claims.py --backends postgresql,postgresql-async --units 8000 \
+        --procs 1,8,32 --batch 1,4,8,16 --repeat 2 \
+        --out bench/results/claims_postgres-batch.json   # claims in batches of K
 
 ``--backends`` takes any scheme of the backend registry (plus ``postgresql-async``). Those
 with a test server run against tests/support/emulators.py's (started here, stopped at the end):
