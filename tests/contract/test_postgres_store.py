@@ -472,6 +472,22 @@ def test_a_batch_takes_expired_leases_first_and_fails_a_spent_unit_in_the_same_s
     assert not store.complete_unit(c1, "l" * 64, clock.now()), "the lapsed claim is fenced"
 
 
+
+def test_a_batch_never_reclaims_its_own_lapsed_completions(store: PostgresStateStore) -> None:
+    """Completions whose leases lapsed but were not yet taken still apply (fenced on the
+    token, as ``complete_unit``), and the claim that follows in the same statement never
+    takes one of them as an expired lease: it takes the PENDING units."""
+    run_id = _planned(store, units=4)
+    _, mine = store.complete_and_claim_units(run_id, [], "w", 0, 2, 10.0,
+                                             clock.now() - 1000.0)  # lapsed at once
+    assert [c.unit_index for c in mine] == [0, 1]
+    applied, claims = store.complete_and_claim_units(
+        run_id, [(c, "a" * 64) for c in mine], "w", 0, 4, LEASE, clock.now())
+    assert applied == [True, True]
+    assert [(c.unit_index, c.attempts) for c in claims] == [(2, 1), (3, 1)]
+    units = store.units(run_id)
+    assert [(u.state.value, u.part_sha256) for u in units[:2]] == [("DONE", "a" * 64)] * 2
+
 @pytest.mark.timing
 @pytest.mark.parametrize("left", [3, 0], ids=["with-next", "nothing-left"])
 def test_a_batch_whose_answer_was_lost_counts_what_it_applied_and_claims_once(
