@@ -7,6 +7,9 @@ unit, and write JSON to bench/results/claims.json.
     python bench/claims.py --backends firestore,dynamodb --units 400 \
         --start offset,zero                      # cloud stores, on their local emulators
     python bench/claims.py --backends postgresql --units 20000 --procs 1,8,32
+    python bench/claims.py --backends postgresql,postgresql-async --units 8000 \
+        --procs 1,8,32 --batch 1,4,8,16 --repeat 2 \
+        --out bench/results/claims_postgres-batch.json   # claims in batches of K
 
 ``--backends`` takes any scheme of the backend registry (plus ``postgresql-async``). Those
 with a test server run against tests/support/emulators.py's (started here, stopped at the end):
@@ -25,8 +28,13 @@ minus the payload), so the figures are the coordination cost alone. ``--combined
 (``complete_and_claim_next``: one statement on PostgreSQL, the two calls elsewhere);
 ``--combined off`` measures the two calls, ``on,off`` both. ``--hint advance`` (the
 default, what workers do) starts each search just past the process's last claim,
-``fixed`` always at its share; ``--repeat N`` runs the grid N times. A row's claim latencies
-(p50, p99, max) are the waits for a claim: the claim call or the combined call. Each row
+``fixed`` always at its share; ``--repeat N`` runs the grid N times. ``--batch K[,K2…]``
+(default 1: the combined call above) drains in batches with K > 1: each process claims K
+units in one call, then completes them all and claims the next K in one call
+(``complete_and_claim_units``: one statement on PostgreSQL, one write per completion and
+per claim elsewhere); its rows are always combined. A row's claim latencies (p50, p99,
+max) are the waits for a claim: the claim call, the combined call or the batch call. A
+row's ``claims_per_s`` counts units (claim+complete pairs), whatever the batch. Each row
 also gives the CPU per pair of the bench processes (``client_cpu_us``) and, on
 PostgreSQL, of the server's process tree (``server_cpu_us``), the server's commits, WAL
 records and bytes per pair and the share of HOT unit updates; ``store_errors`` counts the
@@ -55,53 +63,93 @@ from docfleet.errors import DocfleetError
 from docfleet.models import RunSpec
 from docfleet.planner import plan_units
 from docfleet.state import open_state_store
-from docfleet.state.optional import complete_and_claim_next
+from docfleet.state.optional import complete_and_claim_next, complete_and_claim_units
 
 RESULTS = Path(__file__).parent / "results"
 
 
 def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float,
-          combined: bool = True, advance: bool = True, units: int = 1) -> dict[str, Any]:
+          combined: bool = True, advance: bool = True, units: int = 1,
+          batch: int = 1) -> dict[str, Any]:
     """One process: claim and complete until the pool is empty; return its timings and
     its CPU seconds. ``combined``: each completion claims the next unit in the same call
-    (``complete_and_claim_next``); else ``complete_unit`` then ``claim_next_unit``. A
-    latency is the wait for a claim: the claim call, or the combined call. ``advance``:
-    after a claim the next search starts just past it (what workers do), else always at
+    (``complete_and_claim_next``); else ``complete_unit`` then ``claim_next_unit``.
+    ``batch`` > 1: claim ``batch`` units, then complete them all and claim the next
+    ``batch`` in one call (``complete_and_claim_units``). A latency is the wait for a
+    claim: the claim call, the combined call or the batch call. ``advance``: after a
+    claim the next search starts just past it (what workers do), else always at
     ``hint``."""
     store = open_state_store(uri)
     while time.time() < start_at:
         time.sleep(0.001)
     latencies: list[float] = []
+    claimed = [0]
     lost_before = getattr(store, "lost_races", 0)
     complete_s = 0.0
     cpu0, began = time.process_time(), time.perf_counter()
     error = ""
     try:
-        t0 = time.perf_counter()
-        claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
-        t1 = time.perf_counter()
-        while claim is not None:
-            latencies.append(t1 - t0)
-            if advance:  # as workers do: look on just past the last claim
-                hint = (claim.unit_index + 1) % units
-            if combined:
-                t0 = time.perf_counter()
-                _, claim = complete_and_claim_next(store, claim, "0" * 64, owner, hint,
-                                                   60.0, time.time())
-                t1 = time.perf_counter()
-                continue
-            store.complete_unit(claim, "0" * 64, time.time())
-            t0 = time.perf_counter()
-            complete_s += t0 - t1
-            claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
-            t1 = time.perf_counter()
+        if batch > 1:
+            _drain_batches(store, run_id, owner, hint, batch, advance, units, latencies,
+                           claimed)
+        else:
+            complete_s = _drain_units(store, run_id, owner, hint, combined, advance, units,
+                                      latencies, claimed)
     except DocfleetError as exc:  # a store error past the retry bound: counted in the row
         error = str(exc)
     elapsed, cpu = time.perf_counter() - began, time.process_time() - cpu0
     lost = getattr(store, "lost_races", 0) - lost_before
     store.close()
-    return {"claims": len(latencies), "latencies": latencies, "complete_s": complete_s,
+    return {"claims": claimed[0], "latencies": latencies, "complete_s": complete_s,
             "elapsed_s": elapsed, "lost": lost, "cpu_s": cpu, "error": error}
+
+
+def _drain_units(store: Any, run_id: str, owner: str, hint: int, combined: bool,
+                 advance: bool, units: int, latencies: list[float], claimed: list[int]
+                 ) -> float:
+    """Drain one unit at a time (see :func:`drain`); returns the seconds spent in
+    ``complete_unit`` calls (none when combined)."""
+    complete_s = 0.0
+    t0 = time.perf_counter()
+    claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
+    t1 = time.perf_counter()
+    while claim is not None:
+        latencies.append(t1 - t0)
+        claimed[0] += 1
+        if advance:  # as workers do: look on just past the last claim
+            hint = (claim.unit_index + 1) % units
+        if combined:
+            t0 = time.perf_counter()
+            _, claim = complete_and_claim_next(store, claim, "0" * 64, owner, hint,
+                                               60.0, time.time())
+            t1 = time.perf_counter()
+            continue
+        store.complete_unit(claim, "0" * 64, time.time())
+        t0 = time.perf_counter()
+        complete_s += t0 - t1
+        claim = store.claim_next_unit(run_id, owner, hint, 60.0, time.time())
+        t1 = time.perf_counter()
+    return complete_s
+
+
+def _drain_batches(store: Any, run_id: str, owner: str, hint: int, batch: int,
+                   advance: bool, units: int, latencies: list[float], claimed: list[int]
+                   ) -> None:
+    """Drain in batches of ``batch`` (see :func:`drain`): each call completes the last
+    batch and claims the next (``complete_and_claim_units``)."""
+    t0 = time.perf_counter()
+    _, claims = complete_and_claim_units(store, run_id, [], owner, hint, batch, 60.0,
+                                         time.time())
+    t1 = time.perf_counter()
+    while claims:
+        latencies.append(t1 - t0)
+        claimed[0] += len(claims)
+        if advance:  # as workers do: look on just past the last claim
+            hint = (claims[-1].unit_index + 1) % units
+        t0 = time.perf_counter()
+        _, claims = complete_and_claim_units(store, run_id, [(c, "0" * 64) for c in claims],
+                                             owner, hint, batch, 60.0, time.time())
+        t1 = time.perf_counter()
 
 
 def _proc_cpu(pid: int) -> float:
@@ -162,15 +210,15 @@ def server_stats(server: Any, schema: str) -> dict[str, float]:
 
 
 def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True,
-            combined: bool = True, server: Any = None, advance: bool = True
-            ) -> dict[str, Any]:
+            combined: bool = True, server: Any = None, advance: bool = True,
+            batch: int = 1) -> dict[str, Any]:
     run_id = plan(uri, units)
     schema = dict(parse_qsl(urlsplit(uri).query)).get("schema", "docfleet")
     before = server_stats(server, schema) if server is not None else None
     start_at = time.time() + 0.5
     results = pool.starmap(
         drain, [(uri, run_id, f"bench-{i}", i * units // procs if offset else 0, start_at,
-                 combined, advance, units) for i in range(procs)]
+                 combined, advance, units, batch) for i in range(procs)]
     )
     latencies = sorted(x for r in results for x in r["latencies"])
     wall = max(r["elapsed_s"] for r in results)
@@ -182,6 +230,7 @@ def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True,
         "units": units,
         "combined": combined,
         "advance": advance,
+        "batch": batch,
         "wall_s": round(wall, 3),
         "claims_per_s": round(claims / wall, 1),
         "claim_p50_ms": round(1000 * statistics.median(latencies), 3),
@@ -265,6 +314,10 @@ def main() -> None:
     parser.add_argument("--hint", default="advance",
                         help="advance: after a claim, search on just past it (what workers "
                              "do); fixed: always from the task's share; or advance,fixed")
+    parser.add_argument("--batch", default="1",
+                        help="units per claim: 1 (the combined call, or the two calls), or "
+                             "K > 1: claim K, then complete them and claim the next K in one "
+                             "call (complete_and_claim_units); comma-separated for several")
     parser.add_argument("--repeat", type=int, default=1,
                         help="rounds of the whole grid (rows carry their round): on a shared "
                              "machine compare medians, not one row")
@@ -277,9 +330,12 @@ def main() -> None:
         for backend, repeat in [(b, r) for r in range(args.repeat)
                                 for b in args.backends.split(",")]:
             for start in args.start.split(","):
-                for procs, combined, advance in [
-                        (int(p), c == "on", h == "advance") for h in args.hint.split(",")
-                        for c in args.combined.split(",") for p in args.procs.split(",")]:
+                grid = [(int(p), c == "on", h == "advance", int(k))
+                        for h in args.hint.split(",") for k in args.batch.split(",")
+                        for c in args.combined.split(",") for p in args.procs.split(",")]
+                # a batch call always completes and claims together: no "off" row for it
+                grid = [g for g in grid if g[1] or g[3] == 1]
+                for procs, combined, advance, batch in grid:
                     if backend == "sqlite":  # a fresh file per row
                         uri = args.state or f"sqlite:///{tmp}/state-{uuid.uuid4().hex[:6]}.db"
                     else:
@@ -288,10 +344,12 @@ def main() -> None:
                         try:
                             row = measure(uri, args.units, procs, pool,
                                           offset=start == "offset", combined=combined,
-                                          server=cloud.postgres(backend), advance=advance)
+                                          server=cloud.postgres(backend), advance=advance,
+                                          batch=batch)
                         except DocfleetError as exc:  # e.g. claims that never get through
                             row = {"procs": procs, "units": args.units,
-                                   "combined": combined, "error": str(exc)[:160]}
+                                   "combined": combined, "batch": batch,
+                                   "error": str(exc)[:160]}
                     rows.append({"backend": backend, "start": start, **row,
                                  **({"round": repeat} if args.repeat > 1 else {})})
                     print(json.dumps(rows[-1]), flush=True)

@@ -49,9 +49,10 @@ def store(server: emulators.PostgresServer, schema: str) -> Iterator[PostgresSta
     s.close()
 
 
-def _planned(store: PostgresStateStore, units: int = 4) -> str:
+def _planned(store: PostgresStateStore, units: int = 4, max_attempts: int = 3) -> str:
     run_id = f"r-{uuid.uuid4().hex[:8]}"
-    spec = RunSpec(run_id=run_id, total=units, unit_size=1, pack="bench")
+    spec = RunSpec(run_id=run_id, total=units, unit_size=1, pack="bench",
+                   max_attempts=max_attempts)
     assert store.create_run(spec, "p", clock.now()).won
     store.put_units(run_id, plan_units(spec))
     assert store.mark_planned(run_id, "p", clock.now())
@@ -416,4 +417,106 @@ def test_a_combined_call_whose_answer_was_lost_counts_what_it_applied(
         assert nxt is not None and [u.index for u in mine] == [nxt.unit_index], mine
         assert mine[0].lease_owner == nxt.token
         assert store.complete_unit(nxt, "b" * 64, clock.now())
+    store.close()
+
+
+# -- batches (complete_and_claim_units) ------------------------------------------------------
+def test_complete_and_claim_units_is_one_statement(store: PostgresStateStore) -> None:
+    """One round trip and one commit (autocommit) for a batch of completions and the next
+    batch of claims, whatever the sizes."""
+    from docfleet.state import opcount
+
+    run_id = _planned(store, units=7)
+    counts = opcount.OpCounts()
+    opcount.instrument(store, counts)
+    _, first = store.complete_and_claim_units(run_id, [], "w", 0, 3, LEASE, clock.now())
+    assert [c.unit_index for c in first] == [0, 1, 2]
+    assert counts.totals()["requests"] == 1, counts.ops
+    applied, nxt = store.complete_and_claim_units(
+        run_id, [(c, "a" * 64) for c in first], "w", 5, 4, LEASE, clock.now())
+    assert applied == [True] * 3
+    assert [c.unit_index for c in nxt] == [5, 6, 3, 4], "in claim order: from the hint, wrapping"
+    assert counts.totals()["requests"] == 2, counts.ops
+
+
+def test_a_batch_takes_expired_leases_first_and_fails_a_spent_unit_in_the_same_statement(
+    store: PostgresStateStore
+) -> None:
+    """Reclaim inside the claim, as the one-unit claim does: an expired lease with attempts
+    left is claimed first (its second attempt), one out of attempts goes FAILED, and then
+    the PENDING units from the hint; all of it one statement with the batch's completion."""
+    from docfleet.state import opcount
+
+    run_id = _planned(store, units=6, max_attempts=2)
+    _, (c0, c1, c2) = store.complete_and_claim_units(run_id, [], "w", 0, 3, LEASE, clock.now())
+    past = clock.now() - 1000.0
+    lapsed = store.renew_lease(c0, 10.0, past)  # unit 0's lease is over ...
+    assert lapsed is not None
+    again = store.claim_next_unit(run_id, "x", 0, LEASE, clock.now())  # ... its 2nd attempt
+    assert again is not None and (again.unit_index, again.attempts) == (0, 2)
+    assert store.renew_lease(again, 10.0, past) is not None  # over again: no attempt left
+    assert store.renew_lease(c1, 10.0, past + 1.0) is not None  # over, one attempt left
+    counts = opcount.OpCounts()
+    opcount.instrument(store, counts)
+    applied, claims = store.complete_and_claim_units(
+        run_id, [(c2, "c" * 64)], "y", 4, 3, LEASE, clock.now())
+    assert counts.totals()["requests"] == 1, counts.ops
+    assert applied == [True]
+    assert [(c.unit_index, c.attempts) for c in claims] == [(1, 2), (4, 1), (5, 1)]
+    assert all(c.token.startswith("y#") for c in claims)
+    units = store.units(run_id)
+    assert units[0].state.value == "FAILED" and "lease expired" in (units[0].last_error or "")
+    assert units[1].lease_owner == claims[0].token and units[1].worked_by == "y"
+    assert (units[2].state.value, units[2].part_sha256) == ("DONE", "c" * 64)
+    assert units[3].state.value == "PENDING"
+    assert not store.complete_unit(c1, "l" * 64, clock.now()), "the lapsed claim is fenced"
+
+
+
+def test_a_batch_never_reclaims_its_own_lapsed_completions(store: PostgresStateStore) -> None:
+    """Completions whose leases lapsed but were not yet taken still apply (fenced on the
+    token, as ``complete_unit``), and the claim that follows in the same statement never
+    takes one of them as an expired lease: it takes the PENDING units."""
+    run_id = _planned(store, units=4)
+    _, mine = store.complete_and_claim_units(run_id, [], "w", 0, 2, 10.0,
+                                             clock.now() - 1000.0)  # lapsed at once
+    assert [c.unit_index for c in mine] == [0, 1]
+    applied, claims = store.complete_and_claim_units(
+        run_id, [(c, "a" * 64) for c in mine], "w", 0, 4, LEASE, clock.now())
+    assert applied == [True, True]
+    assert [(c.unit_index, c.attempts) for c in claims] == [(2, 1), (3, 1)]
+    units = store.units(run_id)
+    assert [(u.state.value, u.part_sha256) for u in units[:2]] == [("DONE", "a" * 64)] * 2
+
+@pytest.mark.timing
+@pytest.mark.parametrize("left", [3, 0], ids=["with-next", "nothing-left"])
+def test_a_batch_whose_answer_was_lost_counts_what_it_applied_and_claims_once(
+    server: emulators.PostgresServer, schema: str, left: int
+) -> None:
+    """The batch statement reaches the stopped server, the client gives the connection
+    up, the server resumes and applies it: the retry reports every completion as applied
+    (not fenced by its own DONE) and returns all the claims the lost attempt made instead
+    of claiming a second batch; with nothing left to claim, no claims."""
+    store = open_state_store(server.uri(schema) + "&statement_timeout=1&retry_seconds=60")
+    assert isinstance(store, PostgresStateStore)
+    run_id = _planned(store, units=2 + left + 1)  # the first batch, the next, one more
+    _, first = store.complete_and_claim_units(run_id, [], "w", 0, 2, LEASE, clock.now())
+    if not left:  # a peer holds the last unit: the batch call has nothing to claim
+        assert store.claim_next_unit(run_id, "peer", 0, LEASE, clock.now()) is not None
+    server.freeze()
+    threading.Timer(4.5, server.thaw).start()  # after the first attempt was given up
+    applied, claims = store.complete_and_claim_units(
+        run_id, [(c, "a" * 64) for c in first], "w", 2, left or 3, LEASE, clock.now())
+    units_now = store.units(run_id)
+    assert applied == [True, True]
+    assert [(u.state.value, u.part_sha256) for u in units_now[:2]] == [("DONE", "a" * 64)] * 2
+    mine = [u for u in units_now if u.state.value == "RUNNING" and u.worked_by == "w"]
+    assert [c.unit_index for c in claims] == [u.index for u in mine] == list(
+        range(2, 2 + left)), (claims, mine)
+    assert [u.lease_owner for u in mine] == [c.token for c in claims]
+    # one batch, not a second one: the unit past it is still there (or the peer's)
+    assert units_now[-1].state.value == ("PENDING" if left else "RUNNING")
+    assert units_now[-1].worked_by == (None if left else "peer")
+    for c in claims:
+        assert store.complete_unit(c, "b" * 64, clock.now())
     store.close()
