@@ -133,6 +133,61 @@ def test_a_stop_mid_batch_records_the_finished_units_and_gives_back_the_rest(
         assert unit.state == UnitState.PENDING and unit.attempts == 0, unit
 
 
+class _Thief(_Batching):
+    """On its ``steal_at``-th call a peer takes over the first completion's unit just
+    before the call (a reclaim after a lost lease, as a paused task would suffer) and
+    completes it; ``progress`` reads (the idle path) are logged between the calls."""
+
+    def __init__(self, store: Any, steal_at: int, run_dir: Path) -> None:
+        super().__init__(store)
+        self.steal_at = steal_at
+        self.run_dir = run_dir
+        self.log: list[str] = []
+        self.stolen: int | None = None
+
+    def complete_and_claim_units(self, run_id: str, completions: Any, *args: Any
+                                 ) -> tuple[list[bool], list[Claim]]:
+        if len(self.calls) + 1 == self.steal_at and completions:
+            victim = completions[0][0]
+            assert self._store.release_unit(victim, 0.0)
+            thief = self._store.claim_next_unit(run_id, "thief", victim.unit_index, 30.0, 0.0)
+            assert thief is not None and thief.unit_index == victim.unit_index
+            # the thief's part is the same part (outputs are deterministic)
+            part = (self.run_dir / part_key(victim.unit_index)).read_bytes()
+            assert self._store.complete_unit(thief, hashlib.sha256(part).hexdigest(), 0.0)
+            self.stolen = victim.unit_index
+        applied, claims = super().complete_and_claim_units(run_id, completions, *args)
+        self.log.append(f"call {len(completions)} {all(applied)} {len(claims)}")
+        return applied, claims
+
+    def progress(self, run_id: str) -> Any:
+        self.log.append("progress")
+        return self._store.progress(run_id)
+
+
+def test_a_fenced_completion_in_a_batch_is_logged_and_the_task_claims_again_at_once(
+    tmp_path: Path, run_id: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    worker, _ = _worker(tmp_path, run_id, total=60)
+    store = _Thief(worker.store._store, 3, tmp_path / "out" / run_id)  # type: ignore[attr-defined]
+    store.worker = worker
+    worker.store = store  # type: ignore[assignment]
+    with caplog.at_level(logging.INFO, logger="docfleet.test.batch"):
+        assert worker.run() == EXIT_OK
+    assert store.stolen is not None
+    fenced = [r for r in caplog.records if getattr(r, "event", "") == "unit.fenced"]
+    assert [r.unit for r in fenced] == [store.stolen]  # type: ignore[attr-defined]
+    units = store.units(run_id)
+    assert [u.state for u in units] == [UnitState.DONE] * 60
+    assert units[store.stolen].worked_by == "thief", "the thief's completion stands"
+    # the fenced call claimed nothing; the next call claims at once (no idle poll between)
+    at = next(i for i, entry in enumerate(store.log) if entry.startswith("call") and
+              " False " in entry)
+    assert store.log[at].endswith(" 0"), store.log
+    assert store.log[at + 1].startswith("call 0 True") and not store.log[at + 1].endswith(
+        " 0"), store.log
+
+
 def test_claim_batch_seconds_zero_takes_one_unit_at_a_time(tmp_path: Path, run_id: str
                                                            ) -> None:
     worker, store = _worker(tmp_path, run_id, total=6, claim_batch_seconds=0)

@@ -454,7 +454,8 @@ class Worker:
     def _record(self, want: int) -> None:
         """Batches: record the unrecorded completions and claim up to ``want`` units, in
         one call (``complete_and_claim_units``); log each completion; the claims join
-        the units claimed ahead (their hint: just past the last unit claimed)."""
+        the units claimed ahead (their hint: just past the last unit claimed); a fenced
+        completion claims nothing (the drain loop then claims afresh)."""
         done, self._unrecorded = self._unrecorded, []
         if not done and want <= 0:
             return
