@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -78,10 +79,10 @@ class _Batching:
 
 def _worker(tmp_path: Path, run_id: str, total: int, stop_after: int | None = None,
             **extra: Any) -> tuple[Worker, _Batching]:
+    given = {"lease_seconds": 30, "heartbeat_seconds": 1, "linger_seconds": 1, **extra}
     settings = load_settings(run_id=run_id, total=total, unit_size=1, pack="bench",
                              poll_seconds=0.1, state=f"sqlite:///{tmp_path / 'state.db'}",
-                             out=f"file://{tmp_path / 'out'}", lease_seconds=30,
-                             heartbeat_seconds=1, linger_seconds=1, **extra)
+                             out=f"file://{tmp_path / 'out'}", **given)
     log = logging.getLogger("docfleet.test.batch")
     store = _Batching(open_state_store(settings.state), stop_after)
     assert claims_in_batches(store) and not claims_in_batches(store._store)
@@ -186,6 +187,44 @@ def test_a_fenced_completion_in_a_batch_is_logged_and_the_task_claims_again_at_o
     assert store.log[at].endswith(" 0"), store.log
     assert store.log[at + 1].startswith("call 0 True") and not store.log[at + 1].endswith(
         " 0"), store.log
+
+
+class _Slow(_Batching):
+    """Its ``slow_at``-th call answers ``pause`` seconds late (a store that stalled after
+    applying it): the batch it claimed has used up that much of its lease already."""
+
+    def __init__(self, store: Any, slow_at: int, pause: float) -> None:
+        super().__init__(store)
+        self.slow_at, self.pause = slow_at, pause
+
+    def complete_and_claim_units(self, *args: Any) -> tuple[list[bool], list[Claim]]:
+        result = super().complete_and_claim_units(*args)
+        if len(self.calls) == self.slow_at:
+            time.sleep(self.pause)
+        return result
+
+
+def test_a_batch_whose_leases_ran_down_is_given_back_and_claimed_afresh(
+    tmp_path: Path, run_id: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Lease 3 s, heartbeat 1 s: a unit claimed ahead is started only with more than
+    1 + (3 - 1) / 2 = 2 s of its lease left; a batch answered 1.5 s late has less."""
+    worker, _ = _worker(tmp_path, run_id, total=40, lease_seconds=3)
+    store = _Slow(worker.store._store, slow_at=3, pause=1.5)  # type: ignore[attr-defined]
+    store.worker = worker
+    worker.store = store  # type: ignore[assignment]
+    with caplog.at_level(logging.INFO, logger="docfleet.test.batch"):
+        assert worker.run() == EXIT_OK
+    stale = store.calls[2][2]
+    assert len(stale) > 1, "the slow call claimed a batch"
+    events = [getattr(r, "event", "") for r in caplog.records]
+    assert "batch.stale" in events
+    released = {r.unit for r in caplog.records  # type: ignore[attr-defined]
+                if getattr(r, "event", "") == "lease.release"}
+    assert released == {c.unit_index for c in stale}, "the whole batch, none of it started"
+    units = store.units(run_id)
+    assert [u.state for u in units] == [UnitState.DONE] * 40
+    assert all(u.attempts == 1 for u in units), "a give-back burns no attempt"
 
 
 def test_claim_batch_seconds_zero_takes_one_unit_at_a_time(tmp_path: Path, run_id: str
