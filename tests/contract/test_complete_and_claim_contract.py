@@ -6,6 +6,8 @@ completion applied."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from racers import race, race_complete_and_claim
@@ -24,6 +26,20 @@ def planned(store: StateStore, run_id: str, units: int) -> None:
     assert store.create_run(spec, "planner", now).won
     store.put_units(run_id, plan_units(spec))
     assert store.mark_planned(run_id, "planner", now)
+
+
+def drained_by_racers(store: StateStore, state_uri: str, run_id: str, pool: Any,
+                      racer: Callable[..., list[str]], units: int = 120, tasks: int = 6
+                      ) -> None:
+    """Plan ``units``; ``tasks`` processes drain them with ``racer`` (``racers.py``: it
+    returns ``IDX|TOKEN`` per claim); each unit was taken once, with a token of its own."""
+    planned(store, run_id, units)
+    results = race(pool, racer,
+                   [(state_uri, run_id, f"w{i}", i * units // tasks) for i in range(tasks)])
+    taken = [t for r in results for t in r]
+    assert sorted(int(t.split("|")[0]) for t in taken) == list(range(units))
+    assert len({t.split("|")[1] for t in taken}) == units, "one token per claim"
+    assert store.progress(run_id)[UnitState.DONE] == units
 
 
 def test_it_completes_the_unit_and_claims_the_next_from_the_hint(
@@ -94,10 +110,4 @@ def test_the_last_unit_completes_and_claims_none(store: StateStore, run_id: str)
 def test_processes_draining_with_it_take_each_unit_once(
     store: StateStore, state_uri: str, run_id: str, pool
 ) -> None:
-    planned(store, run_id, 120)
-    results = race(pool, race_complete_and_claim,
-                   [(state_uri, run_id, f"w{i}", i * 120 // 6) for i in range(6)])
-    taken = [t for r in results for t in r]
-    assert sorted(int(t.split("|")[0]) for t in taken) == list(range(120))
-    assert len({t.split("|")[1] for t in taken}) == 120, "one token per claim"
-    assert store.progress(run_id)[UnitState.DONE] == 120
+    drained_by_racers(store, state_uri, run_id, pool, race_complete_and_claim)

@@ -6,8 +6,8 @@ Completions first: claims are made only when every completion applied."""
 from __future__ import annotations
 
 import pytest
-from racers import race, race_batches
-from test_complete_and_claim_contract import planned
+from racers import race_batches
+from test_complete_and_claim_contract import drained_by_racers, planned
 
 from docfleet.models import UnitState
 from docfleet.state import StateStore
@@ -85,10 +85,4 @@ def test_want_zero_only_completes(store: StateStore, run_id: str) -> None:
 def test_processes_draining_in_batches_take_each_unit_once(
     store: StateStore, state_uri: str, run_id: str, pool
 ) -> None:
-    planned(store, run_id, 120)
-    results = race(pool, race_batches,
-                   [(state_uri, run_id, f"w{i}", i * 120 // 6) for i in range(6)])
-    taken = [t for r in results for t in r]
-    assert sorted(int(t.split("|")[0]) for t in taken) == list(range(120))
-    assert len({t.split("|")[1] for t in taken}) == 120, "one token per claim"
-    assert store.progress(run_id)[UnitState.DONE] == 120
+    drained_by_racers(store, state_uri, run_id, pool, race_batches)

@@ -13,17 +13,12 @@ from typing import Any
 
 import pytest
 
-from docfleet.blob import open_blob_store
 from docfleet.claimbatch import MAX_BATCH_UNITS, BatchSizer, batch_window
-from docfleet.identity import task_identity
 from docfleet.manifest import part_key
 from docfleet.models import Claim, UnitState
-from docfleet.packs import load_pack
-from docfleet.runspec import resolve_spec
-from docfleet.settings import load_settings
-from docfleet.state import open_state_store
 from docfleet.state.optional import claims_in_batches, complete_and_claim_units
 from docfleet.worker import EXIT_OK, EXIT_SIGTERM, Worker
+from support.inprocess import in_process_worker
 
 
 def test_a_batch_holds_the_window_of_unit_time_between_one_and_the_ceiling() -> None:
@@ -78,19 +73,11 @@ class _Batching:
 
 
 def _worker(tmp_path: Path, run_id: str, total: int, stop_after: int | None = None,
-            **extra: Any) -> tuple[Worker, _Batching]:
-    given = {"lease_seconds": 30, "heartbeat_seconds": 1, "linger_seconds": 1, **extra}
-    settings = load_settings(run_id=run_id, total=total, unit_size=1, pack="bench",
-                             poll_seconds=0.1, state=f"sqlite:///{tmp_path / 'state.db'}",
-                             out=f"file://{tmp_path / 'out'}", **given)
-    log = logging.getLogger("docfleet.test.batch")
-    store = _Batching(open_state_store(settings.state), stop_after)
+            **settings: Any) -> tuple[Worker, _Batching]:
+    worker, store = in_process_worker(tmp_path, run_id, total,
+                                      lambda real: _Batching(real, stop_after),
+                                      "docfleet.test.batch", **settings)
     assert claims_in_batches(store) and not claims_in_batches(store._store)
-    spec = resolve_spec(settings, store, 1, log)
-    identity = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": "1"})
-    worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
-                    load_pack(spec.pack), log)
-    store.worker = worker
     return worker, store
 
 

@@ -3,19 +3,13 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
-from docfleet.blob import open_blob_store
-from docfleet.identity import task_identity
 from docfleet.models import Claim, UnitState
 from docfleet.pacing import WriteRamp
-from docfleet.packs import load_pack
-from docfleet.runspec import resolve_spec
-from docfleet.settings import load_settings
-from docfleet.state import open_state_store
 from docfleet.worker import EXIT_OK, EXIT_SIGTERM, Worker
+from support.inprocess import in_process_worker
 
 
 class _Store:
@@ -48,18 +42,8 @@ class _Store:
 
 def _worker(tmp_path: Path, run_id: str, stop_after: int | None,
             ramp: WriteRamp | None = None) -> tuple[Worker, _Store]:
-    settings = load_settings(run_id=run_id, total=6, unit_size=1, pack="bench",
-                             poll_seconds=0.1, state=f"sqlite:///{tmp_path / 'state.db'}",
-                             out=f"file://{tmp_path / 'out'}", lease_seconds=30,
-                             heartbeat_seconds=1, linger_seconds=1)
-    log = logging.getLogger("docfleet.test.combined")
-    store = _Store(open_state_store(settings.state), stop_after, ramp)
-    spec = resolve_spec(settings, store, 1, log)
-    identity = task_identity({"DOCFLEET_TASK_INDEX": "0", "DOCFLEET_TASK_COUNT": "1"})
-    worker = Worker(settings, spec, identity, store, open_blob_store(settings.out),
-                    load_pack(spec.pack), log)
-    store.worker = worker
-    return worker, store
+    return in_process_worker(tmp_path, run_id, 6,
+                             lambda real: _Store(real, stop_after, ramp), "docfleet.test.combined")
 
 
 def test_each_completion_claims_the_next_unit_and_the_run_completes(
