@@ -389,8 +389,9 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
                      "the session's fencing, so 10,000 tasks need Firestore or DynamoDB"},
             {"what": "claim+complete pairs per second the fleet needs (N / unit seconds)",
              "value": round(rate, 1), "ok": True,
-             "note": "bench/claims.py measured 860-1,370 durable pairs/s on 2 shared cores "
-                     "(bench/results/claims_postgres*.json)"},
+             "note": "bench/claims.py measured ~3,200 durable pairs/s at 8 processes one unit "
+                     "a statement and ~11,500 in batches of 16 on 2 shared cores "
+                     "(bench/results/claims_postgres-batch-quiet.json)"},
         ]
     entry = registry.backend(backend)
     first_slot = 0.0

@@ -467,9 +467,10 @@ class Worker:
         for (claim, _, written), ok in zip(done, applied, strict=True):
             self._log_completion(claim, ok, written)
         seconds = time.perf_counter() - t0
+        races_after = lost_races(self.store) if started else None
         for nxt in claims:
             attrs = {"docfleet.claim.hint": self._hint, "docfleet.claim.batch": len(claims),
-                     **telemetry.claim_attributes(nxt, seconds, races, lost_races(self.store))
+                     **telemetry.claim_attributes(nxt, seconds, races, races_after)
                      } if started else {}
             self._ahead.append((nxt, started, attrs, "complete_and_claim_units"))
 
@@ -508,15 +509,14 @@ class Worker:
         are recorded: the task then claims afresh."""
         if not self._ahead:
             return None
-        claim, started, attrs, operation = self._ahead.popleft()
         heartbeat = self.settings.heartbeat
         fresh = heartbeat + (self.settings.lease_seconds - heartbeat) / 2
-        if claim.lease_expires_at - clock.now() < fresh:
-            self._ahead.appendleft((claim, started, attrs, operation))
+        if self._ahead[0][0].lease_expires_at - clock.now() < fresh:
             self.log.info("giving back %d unit(s) claimed ahead: their leases ran down",
                           len(self._ahead), extra={"event": "batch.stale"})
             self._hand_back()
             return None
+        claim, started, attrs, operation = self._ahead.popleft()
         if started:
             telemetry.record_span("docfleet.claim", started, {
                 **telemetry.db_attributes(self.store.uri),
