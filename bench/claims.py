@@ -59,9 +59,9 @@ from urllib.parse import parse_qsl, urlsplit
 from rich.console import Console
 from rich.table import Table
 
-from docfleet.errors import DocfleetError
-from docfleet.models import RunSpec
-from docfleet.planner import plan_units
+from docfleet.core.errors import DocfleetError
+from docfleet.core.models import RunSpec
+from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.optional import complete_and_claim_next, complete_and_claim_units
 
@@ -278,7 +278,7 @@ class CloudBackends(contextlib.ExitStack):
 
     def uri(self, backend: str) -> str:
         """A fresh namespace (prefix / table / schema) in ``backend``'s test server."""
-        from docfleet.errors import ConfigError
+        from docfleet.core.errors import ConfigError
         from docfleet.state.registry import backend as registered
 
         scheme = {"postgresql-async": "postgresql"}.get(backend, backend)

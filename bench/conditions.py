@@ -26,12 +26,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.render.browser import Chromium
 from docfleet.render.capture import capture_pdf
 from docfleet.render.scan import scan_pdf
-from docfleet.settings import load_settings
 
 RESULTS = Path(__file__).parent / "results" / "conditions.json"
 TICKS = os.sysconf("SC_CLK_TCK")

@@ -356,7 +356,7 @@ def main() -> None:
     report["summary"] = summary
     report["packs"] = per_pack
     default_exe = subprocess.run(
-        [sys.executable, "-c", "from docfleet.settings import load_settings; "
+        [sys.executable, "-c", "from docfleet.core.settings import load_settings; "
          "print(load_settings().chromium_path)"], capture_output=True, text=True).stdout.strip()
     report["default_chromium"] = default_exe
     real = {f["executable"]: os.path.realpath(f["executable"]) for f in floors}

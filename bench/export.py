@@ -41,9 +41,9 @@ from rich.console import Console
 from rich.table import Table
 
 from docfleet.blob.file import FileBlobStore
-from docfleet.manifest import ROOT_KEY, Part, RunFiles, build_root, part_key, shard_key
+from docfleet.dataset.manifest import ROOT_KEY, Part, RunFiles, build_root, part_key, shard_key
+from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.invoice.schema import TABLES
-from docfleet.shards import shard_bytes
 
 RESULTS = Path(__file__).parent / "results"
 ARCHETYPES = ("classic", "sidebar", "boxed", "receipt")

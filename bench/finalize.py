@@ -26,8 +26,8 @@ import tracemalloc
 from pathlib import Path
 
 from docfleet.blob.file import FileBlobStore
-from docfleet.finalize import find_gaps
-from docfleet.manifest import (
+from docfleet.core.models import RunSpec
+from docfleet.dataset.manifest import (
     Part,
     RunFiles,
     build_root,
@@ -37,7 +37,7 @@ from docfleet.manifest import (
     shard_key,
     verify_run,
 )
-from docfleet.models import RunSpec
+from docfleet.kernel.finalize import find_gaps
 from docfleet.state.sqlite import SQLiteStateStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,7 +50,7 @@ def build(scratch: Path, documents: int, unit_size: int, doc_bytes: int) -> tupl
     store = SQLiteStateStore(scratch / "state.db")
     spec = RunSpec("bench-finalize", documents, unit_size, "bench")
     store.create_run(spec, "bench", time.time())
-    from docfleet.planner import plan_units
+    from docfleet.kernel.planner import plan_units
 
     units = list(plan_units(spec))
     store.put_units(spec.run_id, units)
@@ -86,7 +86,7 @@ def build(scratch: Path, documents: int, unit_size: int, doc_bytes: int) -> tupl
 
 def existence_only(store: SQLiteStateStore, files: RunFiles) -> int:
     """The check finalize made before issue 12: parts hashed, files only listed."""
-    from docfleet.manifest import parse_json
+    from docfleet.dataset.manifest import parse_json
 
     listed = set(files.blob.list(files.key("")))
     missing = 0
@@ -131,7 +131,7 @@ def main() -> int:
                     lambda: len(find_gaps(store, files)[0])),
         ]
         _, parts = find_gaps(store, files)
-        from docfleet.manifest import ROOT_KEY
+        from docfleet.dataset.manifest import ROOT_KEY
 
         run = store.get_run(files.run_id)
         assert run is not None

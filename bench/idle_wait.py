@@ -26,9 +26,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from docfleet import clock
-from docfleet.models import RunSpec
-from docfleet.planner import plan_units
+from docfleet.core import clock
+from docfleet.core.models import RunSpec
+from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from support import emulators
 

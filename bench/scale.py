@@ -45,8 +45,8 @@ from rich.console import Console
 from rich.table import Table
 
 from claims import CloudBackends
-from docfleet import pacing, worker
-from docfleet.models import UnitState
+from docfleet.core.models import UnitState
+from docfleet.kernel import pacing, worker
 from docfleet.state import open_state_store, registry
 from docfleet.state.opcount import FIELDS, load, marks, phase_totals
 from docfleet.state.schemas import (

@@ -33,7 +33,7 @@ from rich.table import Table
 
 from claims import RESULTS, drain, plan
 from docfleet import telemetry
-from docfleet.manifest import part_key
+from docfleet.dataset.manifest import part_key
 from docfleet.state import open_state_store
 from support.otlp_receiver import OTLPReceiver
 

@@ -13,8 +13,8 @@ import pytest
 
 from docfleet.blob import open_blob_store
 from docfleet.catalogue.artifact import Catalogue
-from docfleet.manifest import RunFiles
-from docfleet.shards import read_shard
+from docfleet.dataset.manifest import RunFiles
+from docfleet.dataset.shards import read_shard
 from support.fake_llm import FakeLLM
 
 pytestmark = pytest.mark.fleet

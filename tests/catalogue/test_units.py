@@ -18,7 +18,7 @@ from docfleet.catalogue.procedural import procedural_text
 from docfleet.catalogue.prompts import build_messages
 from docfleet.catalogue.routing import Router
 from docfleet.catalogue.validate import Rejected, validate_answer
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.state.sqlite import SQLiteStateStore
 
 

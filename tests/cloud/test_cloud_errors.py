@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docfleet.blob import open_blob_store
-from docfleet.errors import MissingExtraError
+from docfleet.core.errors import MissingExtraError
 from docfleet.state import open_state_store, registry
 from support import emulators
 from support.errors import assert_one_line_error

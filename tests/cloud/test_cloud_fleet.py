@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from docfleet.models import UnitState
+from docfleet.core.models import UnitState
 from docfleet.state import open_state_store
 from support import emulators
 from support.fleet import (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.state import open_state_store
 
 ROOT = Path(__file__).resolve().parents[2] / "worker" / "docfleet"

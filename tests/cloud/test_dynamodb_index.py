@@ -10,9 +10,9 @@ import uuid
 import boto3
 import pytest
 
-from docfleet.errors import StoreUnavailableError
-from docfleet.models import RunSpec, UnitState
-from docfleet.planner import plan_units
+from docfleet.core.errors import StoreUnavailableError
+from docfleet.core.models import RunSpec, UnitState
+from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.dynamodb import DynamoDBStateStore, unit_key
 from docfleet.state.schemas import dynamodb_layout

@@ -22,9 +22,9 @@ import boto3
 import pytest
 from boto3.dynamodb.conditions import Key
 
-from docfleet.errors import RunConflictError
-from docfleet.models import Claim, RunSpec, UnitState
-from docfleet.planner import plan_units
+from docfleet.core.errors import RunConflictError
+from docfleet.core.models import Claim, RunSpec, UnitState
+from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.dynamodb import (
     DynamoDBStateStore,

@@ -112,6 +112,6 @@ def test_bad_uris_are_one_line_and_do_not_stop_the_others(tmp_path: Path) -> Non
 def test_buckets_are_created_only_on_emulators(endpoint: str | None, emulated: bool) -> None:
     """The one decision the emulator tests cannot reach: a real S3 endpoint is checked,
     never written to (Terraform makes real buckets with their IAM)."""
-    from docfleet.storeinit import emulator_endpoint
+    from docfleet.ops.storeinit import emulator_endpoint
 
     assert emulator_endpoint(endpoint) is emulated

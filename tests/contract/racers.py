@@ -9,7 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from docfleet.blob import open_blob_store
-from docfleet.models import RunSpec
+from docfleet.core.models import RunSpec
 from docfleet.state import open_state_store
 from docfleet.state.optional import complete_and_claim_next, complete_and_claim_units
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import time
 
-from docfleet.models import RunSpec, RunState
-from docfleet.planner import plan_units
+from docfleet.core.models import RunSpec, RunState
+from docfleet.kernel.planner import plan_units
 from docfleet.state import StateStore
 
 

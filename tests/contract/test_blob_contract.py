@@ -6,7 +6,7 @@ import pytest
 from racers import race, race_put_if_absent
 
 from docfleet.blob import BlobStore, open_blob_store
-from docfleet.errors import BlobNotFoundError
+from docfleet.core.errors import BlobNotFoundError
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from racers import race, race_complete_and_claim
 
-from docfleet.models import RunSpec, UnitState
-from docfleet.planner import plan_units
+from docfleet.core.models import RunSpec, UnitState
+from docfleet.kernel.planner import plan_units
 from docfleet.state import StateStore
 from docfleet.state.optional import complete_and_claim_next
 

@@ -9,7 +9,7 @@ import pytest
 from racers import race_batches
 from test_complete_and_claim_contract import drained_by_racers, planned
 
-from docfleet.models import UnitState
+from docfleet.core.models import UnitState
 from docfleet.state import StateStore
 from docfleet.state.optional import complete_and_claim_units
 

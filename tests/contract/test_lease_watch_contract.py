@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from docfleet.lease import LeaseWatch
-from docfleet.models import RunSpec, UnitState
-from docfleet.planner import plan_units
+from docfleet.core.models import RunSpec, UnitState
+from docfleet.kernel.lease import LeaseWatch
+from docfleet.kernel.planner import plan_units
 from docfleet.state import StateStore
 
 

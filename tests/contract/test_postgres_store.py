@@ -18,10 +18,10 @@ import psycopg
 import pytest
 from racers import race
 
-from docfleet import clock
-from docfleet.errors import ConfigError, StoreUnavailableError
-from docfleet.models import RunSpec
-from docfleet.planner import plan_units
+from docfleet.core import clock
+from docfleet.core.errors import ConfigError, StoreUnavailableError
+from docfleet.core.models import RunSpec
+from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.postgres import SCHEMA_VERSION, PostgresStateStore
 from support import emulators
@@ -175,8 +175,8 @@ def test_a_version_1_schema_is_migrated_in_place_keeping_its_leases(
                      " lease_owner, lease_expires_at) VALUES ('r', 0, 0, 1, 'RUNNING', 1,"
                      " 'w#u0.g1', extract(epoch from now()) + 600)")
     with pytest.raises(Exception, match="older than this"):  # read-only: never migrates
+        from docfleet.core.uris import parse_uri
         from docfleet.state.postgres import open_postgres_store
-        from docfleet.uris import parse_uri
 
         open_postgres_store(parse_uri(server.uri(schema), ("postgresql",), "state"),
                             create=False)

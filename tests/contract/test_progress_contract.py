@@ -9,8 +9,8 @@ from collections import Counter
 
 from racers import race, race_claims
 
-from docfleet.models import RunSpec, UnitState
-from docfleet.planner import plan_units
+from docfleet.core.models import RunSpec, UnitState
+from docfleet.kernel.planner import plan_units
 from docfleet.state import StateStore, open_state_store
 from docfleet.state.opcount import OpCounts, instrument
 

@@ -8,9 +8,9 @@ import time
 import pytest
 from racers import race, race_claims, race_create_run, race_spend
 
-from docfleet.errors import RunConflictError, RunNotFoundError
-from docfleet.models import RunSpec, RunState, UnitState
-from docfleet.planner import plan_units
+from docfleet.core.errors import RunConflictError, RunNotFoundError
+from docfleet.core.models import RunSpec, RunState, UnitState
+from docfleet.kernel.planner import plan_units
 from docfleet.state import StateStore
 
 LEASE = 30.0

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from infra_tools import REPO, TERRAFORM, load_dir, load_hcl, resources, tf_files
 
-from docfleet.settings import Settings
+from docfleet.core.settings import Settings
 from docfleet.state.schemas import (
     DYNAMODB_TABLE,
     FIRESTORE_INDEXES,

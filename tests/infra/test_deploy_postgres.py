@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl, urlsplit
 import yaml
 from infra_tools import REPO
 
-from docfleet.settings import load_settings
+from docfleet.core.settings import load_settings
 from docfleet.state.postgres import display_uri
 
 HERE = REPO / "deploy" / "k8s" / "postgres"

@@ -15,12 +15,12 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.render.browser import Chromium
-from docfleet.settings import load_settings
 from support.capturegeom import assert_boxes_on_ink
 from support.needs import require
 

@@ -13,12 +13,12 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from docfleet.core.settings import load_settings
+from docfleet.dataset.shards import shard_bytes
 from docfleet.packs import load_pack
 from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.schema import TABLES
-from docfleet.settings import load_settings
-from docfleet.shards import shard_bytes
 from support.needs import require
 
 TOTAL = 200

@@ -13,14 +13,14 @@ from decimal import Decimal
 import pytest
 from markupsafe import escape
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
+from docfleet.dataset.shards import shard_bytes
 from docfleet.packs import load_pack
 from docfleet.packs.base import DocumentSource, TemplatedPack
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.records import ReconciliationError, cents
 from docfleet.packs.invoice.source import InvoiceSource
-from docfleet.shards import shard_bytes
 
 ALL = parse_options({})
 MANY_LINES = parse_options({"lines": "1-60"})
@@ -30,7 +30,7 @@ DIGEST_SCRIPT = """
 import hashlib, sys
 from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.pack import InvoicePack, InvoiceSession
-from docfleet.shards import shard_bytes
+from docfleet.dataset.shards import shard_bytes
 pack = InvoicePack()
 opts = parse_options({"format": "html"})
 session = InvoiceSession(opts, "/nonexistent", 1)

@@ -20,6 +20,9 @@ import pypdfium2 as pdfium
 import pytest
 from pypdf import PdfReader
 
+from docfleet.core.seeding import document_seed
+from docfleet.core.settings import load_settings
+from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
@@ -27,9 +30,6 @@ from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.schema import TABLES
 from docfleet.render.browser import Chromium
 from docfleet.render.scan import ScanParams
-from docfleet.seeding import document_seed
-from docfleet.settings import load_settings
-from docfleet.shards import shard_bytes
 from support.needs import require
 from support.pdftext import normalise, page_texts, text_in_boxes
 
@@ -45,7 +45,7 @@ import hashlib, json, sys
 from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.schema import TABLES
-from docfleet.shards import shard_bytes
+from docfleet.dataset.shards import shard_bytes
 session = InvoiceSession(parse_options({"conditions": "clean:1,scan:1"}), sys.argv[1], 2)
 out, rows = {}, {t: [] for t in TABLES}
 try:

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from pypdf import PdfReader
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.render.browser import Chromium
-from docfleet.settings import load_settings
 from support.needs import require
 from support.pdftext import page_texts
 
@@ -219,7 +219,7 @@ def test_split_held_out_by_template_shares_no_archetype() -> None:
 
 
 def test_bad_split_options_are_clear_errors() -> None:
-    from docfleet.errors import ConfigError
+    from docfleet.core.errors import ConfigError
 
     for bad, needle in (({"splits": "train:1,dev:1"}, "unknown split"),
                         ({"splits": "train:x"}, "not a number"),

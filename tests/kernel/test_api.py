@@ -64,7 +64,7 @@ def test_generate_reports_failed_units_and_refuses_bad_setup(tmp_path: Path, run
                                                              ) -> None:
     result = _python(f"""
         import json, os, docfleet
-        from docfleet.errors import ConfigError
+        from docfleet.core.errors import ConfigError
         os.environ["DOCFLEET_BENCH_FAIL_INDEXES"] = "5"
         os.environ["DOCFLEET_MAX_ATTEMPTS"] = "1"
         r = docfleet.generate({run_id!r}, total=8, tasks=1, pack="bench", unit_size=4,

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from docfleet import telemetry, uris
-from docfleet.errors import ConfigError
-from docfleet.settings import load_settings
+from docfleet import telemetry
+from docfleet.core import uris
+from docfleet.core.errors import ConfigError
+from docfleet.core.settings import load_settings
 from docfleet.state import open_state_store, registry
 from support import backends, emulator_fixtures, emulators
 

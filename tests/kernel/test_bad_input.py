@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from docfleet.blob import open_blob_store
-from docfleet.errors import ConfigError, ManifestGapError
-from docfleet.finalize import finalize_run
-from docfleet.logs import get_logger
-from docfleet.manifest import RunFiles
-from docfleet.settings import load_settings
+from docfleet.core.errors import ConfigError, ManifestGapError
+from docfleet.core.settings import load_settings
+from docfleet.dataset.manifest import RunFiles
+from docfleet.kernel.finalize import finalize_run
 from docfleet.state import open_state_store
+from docfleet.telemetry.logs import get_logger
 from support.errors import assert_one_line_error
 from support.fleet import cli, start_worker, worker_env
 
@@ -88,7 +88,7 @@ def test_read_only_commands_never_create_state(tmp_path: Path) -> None:
 
 def test_missing_extra_names_it(tmp_path: Path) -> None:
     """The message names the extra to install when a cloud SDK is missing."""
-    from docfleet.errors import MissingExtraError
+    from docfleet.core.errors import MissingExtraError
 
     assert "pip install 'docfleet[gcp]'" in str(MissingExtraError("firestore://", "gcp"))
 

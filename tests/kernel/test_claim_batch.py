@@ -1,4 +1,4 @@
-"""Claiming short units in batches (docfleet.claimbatch and the drain loop): a real
+"""Claiming short units in batches (docfleet.kernel.claimbatch and the drain loop): a real
 worker on a real SQLite store, in this process, its store given the optional
 ``complete_and_claim_units`` (the generic default) so that the worker batches as it does
 on PostgreSQL; the real-process PostgreSQL fleet is tests/cloud/test_claim_batches_fleet.py."""
@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from docfleet.claimbatch import MAX_BATCH_UNITS, BatchSizer, batch_window
-from docfleet.manifest import part_key
-from docfleet.models import Claim, UnitState
+from docfleet.core.models import Claim, UnitState
+from docfleet.dataset.manifest import part_key
+from docfleet.kernel.claimbatch import MAX_BATCH_UNITS, BatchSizer, batch_window
+from docfleet.kernel.worker import EXIT_OK, EXIT_SIGTERM, Worker
 from docfleet.state.optional import claims_in_batches, complete_and_claim_units
-from docfleet.worker import EXIT_OK, EXIT_SIGTERM, Worker
 from support.inprocess import in_process_worker
 
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from docfleet.models import Claim, UnitState
-from docfleet.pacing import WriteRamp
-from docfleet.worker import EXIT_OK, EXIT_SIGTERM, Worker
+from docfleet.core.models import Claim, UnitState
+from docfleet.kernel.pacing import WriteRamp
+from docfleet.kernel.worker import EXIT_OK, EXIT_SIGTERM, Worker
 from support.inprocess import in_process_worker
 
 

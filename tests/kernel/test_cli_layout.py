@@ -17,8 +17,8 @@ from docfleet.cli import COMMANDS, main
 
 CLI = Path(__file__).resolve().parents[2] / "worker" / "docfleet" / "cli"
 #: what a task never loads (the launcher's views, the export and score paths)
-NOT_IN_A_TASK = ("rich", "docfleet.export", "docfleet.scoring", "docfleet.fleet",
-                 "docfleet.fleetview", "docfleet.launch", "docfleet.report",
+NOT_IN_A_TASK = ("rich", "docfleet.export", "docfleet.scoring", "docfleet.ops.fleet",
+                 "docfleet.ops.fleetview", "docfleet.ops.launch", "docfleet.ops.report",
                  *(f"docfleet.cli.{m}" for m in ("export", "score", "launch", "report",
                                                   "runs", "catalogue", "store")))
 

@@ -9,15 +9,15 @@ import sys
 import pyarrow as pa
 import pytest
 
-from docfleet.errors import ConfigError
-from docfleet.identity import task_identity
-from docfleet.manifest import Part, build_root, parse_json
-from docfleet.models import RunSpec
-from docfleet.planner import MAX_UNIT_SIZE, choose_unit_size, plan_units
-from docfleet.seeding import document_seed
-from docfleet.settings import load_settings
-from docfleet.shards import read_shard, shard_bytes
-from docfleet.uris import redact
+from docfleet.core.errors import ConfigError
+from docfleet.core.identity import task_identity
+from docfleet.core.models import RunSpec
+from docfleet.core.seeding import document_seed
+from docfleet.core.settings import load_settings
+from docfleet.core.uris import redact
+from docfleet.dataset.manifest import Part, build_root, parse_json
+from docfleet.dataset.shards import read_shard, shard_bytes
+from docfleet.kernel.planner import MAX_UNIT_SIZE, choose_unit_size, plan_units
 
 
 @pytest.mark.parametrize(
@@ -78,7 +78,7 @@ def test_fingerprint_depends_on_every_parameter() -> None:
 
 
 def test_document_seed_is_stable_across_processes() -> None:
-    code = "from docfleet.seeding import document_seed; print(document_seed('run-a', 42))"
+    code = "from docfleet.core.seeding import document_seed; print(document_seed('run-a', 42))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert int(out.stdout) == document_seed("run-a", 42) != document_seed("run-a", 43)
 

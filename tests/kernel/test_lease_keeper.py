@@ -8,9 +8,9 @@ import logging
 import time
 from pathlib import Path
 
-from docfleet.lease import LeaseKeeper
-from docfleet.models import RunSpec
-from docfleet.planner import plan_units
+from docfleet.core.models import RunSpec
+from docfleet.kernel.lease import LeaseKeeper
+from docfleet.kernel.planner import plan_units
 from docfleet.state.sqlite import SQLiteStateStore
 
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from docfleet.blob import open_blob_store
-from docfleet.models import RunSpec
+from docfleet.core.models import RunSpec
 from docfleet.state import open_state_store
 from support.fleet import cli, start_worker, worker_env
 

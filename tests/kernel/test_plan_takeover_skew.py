@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from docfleet import planner as planner_mod
-from docfleet.models import Run, RunSpec, RunState
-from docfleet.planner import QuietPlanner
+from docfleet.core.models import Run, RunSpec, RunState
+from docfleet.kernel import planner as planner_mod
+from docfleet.kernel.planner import QuietPlanner
 from docfleet.state import open_state_store
 from support.fleet import events, named, start_worker, wait_for_event, worker_env
 

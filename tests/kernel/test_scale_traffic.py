@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from docfleet.models import UnitState
+from docfleet.core.models import UnitState
 from docfleet.state import open_state_store
 from docfleet.state.opcount import load, marks, phase_totals
 from support.fleet import start_fleet, wait_all, worker_env

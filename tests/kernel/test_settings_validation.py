@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from docfleet.settings import FLAGS, Settings
+from docfleet.core.settings import FLAGS, Settings
 from support.fleet import cli
 
 EXISTING_FLAGS = set(FLAGS.values()) | {"--tasks", "--log-dir", "--dry-run"}

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from docfleet.blob import open_blob_store
+from docfleet.core.uris import redact
+from docfleet.dataset.manifest import RunFiles
 from docfleet.export import sink_path
-from docfleet.manifest import RunFiles
 from docfleet.telemetry import db_attributes
-from docfleet.uris import redact
 from support.fleet import cli
 
 

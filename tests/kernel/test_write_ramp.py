@@ -11,9 +11,9 @@ import random
 
 import pytest
 
-from docfleet import pacing
-from docfleet.errors import ConfigError
-from docfleet.pacing import ClaimGovernor, WriteRamp, claim_spacing, parse_ramp
+from docfleet.core.errors import ConfigError
+from docfleet.kernel import pacing
+from docfleet.kernel.pacing import ClaimGovernor, WriteRamp, claim_spacing, parse_ramp
 from docfleet.state import open_state_store
 from docfleet.state.optional import write_ramp
 from support.errors import assert_one_line_error
@@ -159,9 +159,9 @@ def test_the_worker_scales_its_lease_for_a_large_fleet_under_a_ramp(tmp_path) ->
     store with no ramp, keep the settings they were given."""
     import logging
 
-    from docfleet.identity import task_identity
-    from docfleet.settings import load_settings
-    from docfleet.worker import Worker
+    from docfleet.core.identity import task_identity
+    from docfleet.core.settings import load_settings
+    from docfleet.kernel.worker import Worker
 
     class Ramped:
         write_ramp, unit_writes = FIRESTORE, 4.0

@@ -113,8 +113,8 @@ def test_launch_needs_a_run_id_and_a_region(tmp_path: Path) -> None:
 
 
 def test_missing_gcp_extra_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    from docfleet import launch
-    from docfleet.errors import MissingExtraError
+    from docfleet.core.errors import MissingExtraError
+    from docfleet.ops import launch
 
     monkeypatch.setitem(sys.modules, "google.cloud.run_v2", None)
     with pytest.raises(MissingExtraError, match=r"docfleet\[gcp\]"):

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from packlib import PACKS
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import CONDITIONS, parse_options
 from docfleet.packs.invoice.pack import InvoicePack

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from packlib import PACKS, head
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
-from docfleet.settings import load_settings
 from support.capturegeom import assert_boxes_on_ink
 from support.needs import require
 

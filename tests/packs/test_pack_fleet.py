@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 from packlib import CHECKS, HEAD, PACKS
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.settings import load_settings
 from support.needs import require
 
 TOTAL = 40

@@ -21,13 +21,13 @@ import pyarrow.parquet as pq
 import pytest
 from packlib import CHECKS, HEAD, PACKS, glyphs
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.bank_statement.context import LABELS as STATEMENT_LABELS
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.locales import LABELS as INVOICE_LABELS
 from docfleet.packs.invoice.options import CONDITIONS
 from docfleet.packs.purchase_order.context import LABELS as ORDER_LABELS
 from docfleet.packs.receipt.context import LABELS as RECEIPT_LABELS
-from docfleet.settings import load_settings
 from support.needs import require
 from support.pdftext import page_texts, text_in_boxes
 

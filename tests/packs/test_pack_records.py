@@ -11,7 +11,7 @@ import pytest
 from packlib import HEAD, PACKS
 from stdnum import iban as stdnum_iban
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.packs import available_packs, load_pack
 from docfleet.packs.bank_statement.records import DOMESTIC
 from docfleet.packs.banking import (
@@ -205,7 +205,7 @@ def test_bad_options_fail_with_one_clear_line(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PACKS))
 def test_the_html_format_needs_no_browser_and_fills_every_table(name: str) -> None:
-    from docfleet.shards import shard_bytes
+    from docfleet.dataset.shards import shard_bytes
 
     pack = PACKS[name]
     options = pack.validate_options({"format": "html"})

@@ -18,13 +18,13 @@ import pytest
 from packlib import HEAD, PACKS, RTL, glyphs, head, pdf_of, squash
 from pypdf import PdfReader
 
+from docfleet.core.settings import load_settings
+from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.render.browser import Chromium
 from docfleet.render.layout import PX_TO_PT
-from docfleet.settings import load_settings
-from docfleet.shards import shard_bytes
 from support.needs import require
 from support.pdftext import page_texts, text_in_boxes
 

@@ -2,7 +2,7 @@
 benchmark (``bench/chaos.py``). Every scenario runs real ``docfleet work`` processes with
 the ``bench`` pack against one *stack* (a state store URI, an output URI and, for a cloud
 backend, its emulator), injects its faults with real signals or the kernel's fault
-points (:mod:`docfleet.faults`), lets an engine-like :class:`Supervisor` restart crashed
+points (:mod:`docfleet.core.faults`), lets an engine-like :class:`Supervisor` restart crashed
 tasks, and ends with :func:`audit`: the store, the claim tokens every worker logged, the
 root manifest and ``docfleet verify``. A scenario returns a :class:`Result`; an empty
 ``problems`` list means the coordination contract held.
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from docfleet.blob import open_blob_store
-from docfleet.manifest import ROOT_KEY, RunFiles, shard_key
-from docfleet.models import RunState, UnitState
+from docfleet.core.models import RunState, UnitState
+from docfleet.dataset.manifest import ROOT_KEY, RunFiles, shard_key
 from docfleet.state import open_state_store
 from support.fleet import cli, events, named, start_worker, worker_env
 

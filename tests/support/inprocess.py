@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from docfleet.blob import open_blob_store
-from docfleet.identity import task_identity
+from docfleet.core.identity import task_identity
+from docfleet.core.settings import load_settings
+from docfleet.kernel.runspec import resolve_spec
+from docfleet.kernel.worker import Worker
 from docfleet.packs import load_pack
-from docfleet.runspec import resolve_spec
-from docfleet.settings import load_settings
 from docfleet.state import open_state_store
-from docfleet.worker import Worker
 
 W = TypeVar("W")
 

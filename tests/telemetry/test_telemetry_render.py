@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from docfleet.core.settings import load_settings
 from docfleet.packs.invoice.pack import BATCH
-from docfleet.settings import load_settings
 from support.fleet import start_worker, wait_all, worker_env
 from support.needs import require
 

@@ -20,14 +20,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from docfleet import telemetry
 from docfleet.blob import open_blob_store
-from docfleet.identity import task_identity
-from docfleet.manifest import sha256
+from docfleet.core.identity import task_identity
+from docfleet.core.settings import Settings, load_settings
+from docfleet.core.uris import redact
+from docfleet.dataset.manifest import sha256
+from docfleet.kernel.worker import Worker
 from docfleet.packs import load_pack
-from docfleet.settings import Settings, load_settings
 from docfleet.state import open_state_store, registry
 from docfleet.state.optional import claims_in_batches, write_ramp
-from docfleet.uris import redact
-from docfleet.worker import Worker
 
 TASKS = 3
 
@@ -41,7 +41,7 @@ def exporter() -> Iterator[InMemorySpanExporter]:
 
 
 def _task(settings: Settings, index: int, codes: dict[int, int]) -> None:
-    from docfleet.runspec import resolve_spec
+    from docfleet.kernel.runspec import resolve_spec
 
     identity = task_identity({"DOCFLEET_TASK_INDEX": str(index),
                               "DOCFLEET_TASK_COUNT": str(TASKS),
@@ -162,8 +162,8 @@ def test_three_workers_make_one_claim_span_per_claim_and_one_part_span_per_part(
 def test_tracing_off_is_a_shared_no_op() -> None:
     assert not telemetry.enabled()
     loaded = subprocess.run(
-        [sys.executable, "-c", "import sys, docfleet.cli, docfleet.worker, docfleet.telemetry "
-         "as t; t.setup_tracing(None, env={}); "
+        [sys.executable, "-c", "import sys, docfleet.cli, docfleet.kernel.worker, "
+         "docfleet.telemetry as t; t.setup_tracing(None, env={}); "
          "print(any(m.startswith('opentelemetry.sdk') for m in sys.modules))"],
         capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "False", "tracing off never loads the SDK"
@@ -207,7 +207,7 @@ def test_parent_context_and_log_fields(
     monkeypatch.setenv("TRACEPARENT", f"00-{trace_id}-00f067aa0ba902b7-01")
     with telemetry.root_span("docfleet.task", {}):
         fields = telemetry.log_fields()
-        from docfleet.logs import JsonFormatter
+        from docfleet.telemetry.logs import JsonFormatter
 
         record = logging.LogRecord("docfleet", logging.INFO, __file__, 1, "hi %s", ("x",), None)
         line = json.loads(JsonFormatter().format(record))

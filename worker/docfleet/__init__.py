@@ -11,10 +11,14 @@ Python API (imported lazily, so ``import docfleet`` stays cheap)::
 from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["GenerateResult", "RunData", "generate", "open_run"]
+__all__ = ["DocfleetError", "GenerateResult", "RunData", "generate", "open_run"]
 
 
 def __getattr__(name: str) -> object:
+    if name == "DocfleetError":
+        from docfleet.core.errors import DocfleetError
+
+        return DocfleetError
     if name in __all__:
         from docfleet import api
 

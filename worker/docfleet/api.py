@@ -47,20 +47,20 @@ def generate(
     return its :class:`GenerateResult` (with the root manifest when it COMPLETED).
     Unset arguments come from ``DOCFLEET_*`` like the CLI's flags. Idempotent: calling it
     again for a COMPLETED run with the same parameters returns at once. Raises
-    :class:`~docfleet.errors.DocfleetError` (one clear message) for bad settings, a run
+    :class:`~docfleet.core.errors.DocfleetError` (one clear message) for bad settings, a run
     id reused with other parameters or a setup error (nothing is planned then); failed
     units do not raise: see ``result.failed_units``."""
     from rich.console import Console
 
     from docfleet.blob import open_blob_store
-    from docfleet.fleet import prepare_fleet, run_fleet
-    from docfleet.fleetview import failed_unit_rows
-    from docfleet.manifest import ROOT_KEY, RunFiles, parse_json
-    from docfleet.settings import load_settings
+    from docfleet.core.settings import load_settings
+    from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json
+    from docfleet.ops.fleet import prepare_fleet, run_fleet
+    from docfleet.ops.fleetview import failed_unit_rows
     from docfleet.state import open_state_store
 
     if tasks < 1:
-        from docfleet.errors import ConfigError
+        from docfleet.core.errors import ConfigError
 
         raise ConfigError(f"tasks={tasks} is not a number of processes", "use tasks >= 1")
     settings = load_settings(run_id=run_id, total=total, pack=pack, state=state, out=out,
@@ -90,8 +90,8 @@ class RunData:
 
     def __init__(self, run_id: str, out: str | None = None, *, partial: bool = False,
                  state: str | None = None) -> None:
+        from docfleet.core.settings import load_settings
         from docfleet.export import RunReader
-        from docfleet.settings import load_settings
 
         settings = load_settings(out=out, state=state)
         self.run_id = run_id

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from docfleet.blob.base import BlobStore
-from docfleet.errors import ConfigError
-from docfleet.uris import BLOB_SCHEMES, parse_uri
+from docfleet.core.errors import ConfigError
+from docfleet.core.uris import BLOB_SCHEMES, parse_uri
 
 __all__ = ["BlobStore", "open_blob_store"]
 

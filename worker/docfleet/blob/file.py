@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from docfleet.errors import BlobNotFoundError, ConfigError
+from docfleet.core.errors import BlobNotFoundError, ConfigError
 
 
 class FileBlobStore:

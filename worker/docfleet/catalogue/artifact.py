@@ -9,8 +9,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from docfleet.errors import ConfigError
-from docfleet.manifest import ROOT_KEY, RunFiles, parse_json, sha256
+from docfleet.core.errors import ConfigError
+from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json, sha256
 
 
 @dataclass(frozen=True)
@@ -61,8 +61,8 @@ class Catalogue:
         """Read the root manifest and every ``entries`` shard. Raises :class:`ConfigError`
         if the run is not complete or is not a catalogue."""
         from docfleet.blob import open_blob_store
-        from docfleet.errors import BlobNotFoundError
-        from docfleet.shards import read_shard
+        from docfleet.core.errors import BlobNotFoundError
+        from docfleet.dataset.shards import read_shard
 
         base, run_id = split_catalogue_uri(uri)
         files = RunFiles(open_blob_store(base), run_id)

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from docfleet.catalogue.plan import CatalogueOptions, parse_options
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.packs.base import PackContext, RenderedDocument
 
 TABLE = "entries"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 
 #: kind → (what to write, max characters). Descriptions fit one invoice line (< 40 chars).
 KINDS: dict[str, tuple[str, int]] = {

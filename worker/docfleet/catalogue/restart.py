@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from docfleet import clock
-from docfleet.models import Run
+from docfleet.core import clock
+from docfleet.core.models import Run
 from docfleet.state.base import StateStore
 
 

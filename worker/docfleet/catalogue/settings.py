@@ -35,7 +35,7 @@ class CatalogueSettings(BaseSettings):
         """From the environment, with ``overrides`` (a command's flags, as in
         :attr:`PackContext.pack_settings`) on top; :class:`ConfigError` naming a bad value
         by its variable. Reads ``os.environ``, never writes it."""
-        from docfleet.settings import load_env_model
+        from docfleet.core.settings import load_env_model
 
         return load_env_model(
             cls, "DOCFLEET_CATALOGUE_", **{k: str(v) for k, v in overrides.items()})

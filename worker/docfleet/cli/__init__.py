@@ -55,9 +55,10 @@ def main() -> None:
 def entrypoint() -> None:
     """The ``docfleet`` program (console script and ``python -m docfleet``): :func:`main`
     in a process of its own. A task process (``docfleet work``) first keeps pyarrow
-    from importing pandas, which it never uses (:func:`docfleet.shards.skip_pandas_probe`)."""
+    from importing pandas, which it never uses
+    (:func:`docfleet.dataset.shards.skip_pandas_probe`)."""
     if sys.argv[1:2] == ["work"]:
-        from docfleet.shards import skip_pandas_probe
+        from docfleet.dataset.shards import skip_pandas_probe
 
         skip_pandas_probe()
     main()

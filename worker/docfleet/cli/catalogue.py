@@ -82,12 +82,12 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     from docfleet.catalogue.pack import CataloguePack
     from docfleet.catalogue.restart import reclaim_expired
     from docfleet.catalogue.settings import CatalogueSettings
-    from docfleet.errors import ConfigError
-    from docfleet.logs import setup_logging
-    from docfleet.models import RunState, UnitState
-    from docfleet.runspec import check_ready, resolve_spec
-    from docfleet.settings import load_settings
+    from docfleet.core.errors import ConfigError
+    from docfleet.core.models import RunState, UnitState
+    from docfleet.core.settings import load_settings
+    from docfleet.kernel.runspec import check_ready, resolve_spec
     from docfleet.state import open_state_store
+    from docfleet.telemetry.logs import setup_logging
 
     given = {"concurrency": concurrency, "call_timeout": call_timeout, "retries": retries,
              "api_base": api_base, "block_calls": block_calls}
@@ -126,13 +126,13 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     check_ready(spec, store)  # a bad DOCFLEET_CATALOGUE_* setting: said once, nothing planned
     blob = open_blob_store(settings.out)
     if tasks == 1:
-        from docfleet.task import run_task
+        from docfleet.kernel.task import run_task
 
         code = run_task(settings, spec, store, blob, log, pack_settings=task_flags)
     else:
         from rich.console import Console
 
-        from docfleet.fleet import run_fleet
+        from docfleet.ops.fleet import run_fleet
 
         log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
         code = run_fleet(settings, spec, store, tasks, log_dir, Console(stderr=True),

@@ -8,8 +8,8 @@ import sys
 import click
 
 from docfleet.cli.options import friendly_errors, parse_options, state_option
-from docfleet.errors import ConfigError
-from docfleet.settings import load_settings
+from docfleet.core.errors import ConfigError
+from docfleet.core.settings import load_settings
 
 EXIT_OK = 0
 EXIT_HOLES = 1  # as `docfleet work`: the run has failed units (or was cancelled)
@@ -50,7 +50,7 @@ def launch(tasks: int, run_id: str | None, total: int | None, pack: str | None,
 
     Example: docfleet launch --tasks 20 --run-id inv-2024-06 --total 100000 --wait
     """
-    from docfleet.launch import JobRef, follow_run, jobs_client, start_execution
+    from docfleet.ops.launch import JobRef, follow_run, jobs_client, start_execution
 
     settings = load_settings(run_id=run_id, total=total, pack=pack, unit_size=unit_size,
                              state=state, options=parse_options(options),
@@ -85,8 +85,8 @@ def launch(tasks: int, run_id: str | None, total: int | None, pack: str | None,
 
     import os
 
-    from docfleet.launch import job_env
-    from docfleet.models import RunState
+    from docfleet.core.models import RunState
+    from docfleet.ops.launch import job_env
     from docfleet.state import open_state_store
 
     state_uri = settings.state

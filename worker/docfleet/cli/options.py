@@ -1,5 +1,5 @@
 """What every command shares: the one-line error handler, the option decorators and the
-flags → :class:`~docfleet.settings.Settings` step. Imports only click and settings, so a
+flags → :class:`~docfleet.core.settings.Settings` step. Imports only click and settings, so a
 command module that needs these costs nothing more."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any, TypeVar, cast
 
 import click
 
-from docfleet.errors import DocfleetError
-from docfleet.settings import DEFAULT_OUT, DEFAULT_STATE, Settings, load_settings
+from docfleet.core.errors import DocfleetError
+from docfleet.core.settings import DEFAULT_OUT, DEFAULT_STATE, Settings, load_settings
 
 F = TypeVar("F", bound=Callable[..., Any])
 

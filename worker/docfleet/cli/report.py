@@ -24,11 +24,11 @@ def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str |
 
     Example: docfleet report demo --out demo.html
     """
-    from docfleet import clock
     from docfleet.blob import open_blob_store
-    from docfleet.manifest import RunFiles
-    from docfleet.report import render_report, report_data
-    from docfleet.settings import load_settings
+    from docfleet.core import clock
+    from docfleet.core.settings import load_settings
+    from docfleet.dataset.manifest import RunFiles
+    from docfleet.ops.report import render_report, report_data
     from docfleet.state import open_state_store
 
     settings = load_settings(state=state, out=out_uri)

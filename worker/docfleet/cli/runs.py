@@ -1,6 +1,6 @@
 """The commands about stored runs: ``status``, ``list``, ``verify``, ``pause``,
 ``cancel``, ``resume`` and ``delete``. What they decide (is a run complete? how is it
-repaired?) lives in :mod:`docfleet.runstatus` and :mod:`docfleet.repair`; here are the
+repaired?) lives in :mod:`docfleet.ops.runstatus` and :mod:`docfleet.ops.repair`; here are the
 flags and what is printed."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any, Literal
 import click
 
 from docfleet.cli.options import friendly_errors, out_option, state_option
-from docfleet.models import RunState
+from docfleet.core.models import RunState
 
 
 def _when(epoch: float | None) -> str:
@@ -51,7 +51,7 @@ def list_runs(state: str | None, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from docfleet.settings import load_settings
+    from docfleet.core.settings import load_settings
     from docfleet.state import open_state_store
 
     store = open_state_store(load_settings(state=state).state, create=False)
@@ -94,8 +94,8 @@ def delete(run_id: str, state: str | None, out: str | None, yes: bool, force: bo
     Example: docfleet delete demo --yes
     """
     from docfleet.blob import open_blob_store
-    from docfleet.errors import ConfigError, RunNotFoundError
-    from docfleet.settings import load_settings
+    from docfleet.core.errors import ConfigError, RunNotFoundError
+    from docfleet.core.settings import load_settings
     from docfleet.state import open_state_store
 
     settings = load_settings(state=state, out=out)
@@ -128,7 +128,7 @@ def delete(run_id: str, state: str | None, out: str | None, yes: bool, force: bo
 def _read_store(uri: str, run_id: str) -> Any:
     """Open a state store for a command that only reads or updates a run: a missing
     SQLite file is not created, and the error names the run."""
-    from docfleet.errors import RunNotFoundError
+    from docfleet.core.errors import RunNotFoundError
     from docfleet.state import open_state_store
 
     try:
@@ -149,8 +149,8 @@ def _status_view(info: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    from docfleet.fleetview import failed_unit_lines
-    from docfleet.models import UnitState
+    from docfleet.core.models import UnitState
+    from docfleet.ops.fleetview import failed_unit_lines
 
     table = Table(title=f"run {info['run_id']}: {info['state']}, "
                         f"{info['documents_done']}/{info['total']} documents")
@@ -183,8 +183,8 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
     """
     from rich.console import Console
 
-    from docfleet.runstatus import INCOMPLETE, TERMINAL_STATES, run_status
-    from docfleet.settings import load_settings
+    from docfleet.core.settings import load_settings
+    from docfleet.ops.runstatus import INCOMPLETE, TERMINAL_STATES, run_status
 
     settings = load_settings(state=state, out=out)
     store = _read_store(settings.state, run_id)
@@ -201,7 +201,7 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
                     info = run_status(store, run_id, settings.out)
                     live.update(_status_view(info), refresh=True)
         else:  # not a terminal: one plain line per change
-            from docfleet.fleetview import failed_unit_lines
+            from docfleet.ops.fleetview import failed_unit_lines
 
             last = ""
             while True:
@@ -244,15 +244,15 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
     Example: docfleet verify demo --out file://./out
     """
     from docfleet.blob import open_blob_store
-    from docfleet.manifest import RunFiles, verify_run
-    from docfleet.settings import load_settings
+    from docfleet.core.settings import load_settings
+    from docfleet.dataset.manifest import RunFiles, verify_run
 
     settings = load_settings(out=out, state=state)
     files = RunFiles(open_blob_store(settings.out), run_id)
     binding = None
     if state is not None:
-        from docfleet.finalize import binding_of
-        from docfleet.runstatus import open_run
+        from docfleet.kernel.finalize import binding_of
+        from docfleet.ops.runstatus import open_run
 
         store = _read_store(settings.state, run_id)
         run = open_run(store, run_id)
@@ -267,9 +267,9 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
 
 
 def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
-    from docfleet import clock
-    from docfleet.runstatus import open_run
-    from docfleet.settings import load_settings
+    from docfleet.core import clock
+    from docfleet.core.settings import load_settings
+    from docfleet.ops.runstatus import open_run
 
     store = _read_store(load_settings(state=state).state, run_id)
     run = open_run(store, run_id)
@@ -317,9 +317,9 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
     Example: docfleet resume demo && docfleet run --run-id demo --tasks 2
     """
     from docfleet.blob import open_blob_store
-    from docfleet.manifest import RunFiles
-    from docfleet.repair import repair_run
-    from docfleet.settings import load_settings
+    from docfleet.core.settings import load_settings
+    from docfleet.dataset.manifest import RunFiles
+    from docfleet.ops.repair import repair_run
 
     settings = load_settings(state=state, out=out)
     store = _read_store(settings.state, run_id)

@@ -1,5 +1,5 @@
 """``docfleet store init URI…``: make a state or output store ready (see
-:mod:`docfleet.storeinit`)."""
+:mod:`docfleet.ops.storeinit`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def init(uris: tuple[str, ...]) -> None:
 
     Example: docfleet store init "dynamodb://docfleet?region=us-east-1&endpoint=http://127.0.0.1:5000"
     """
-    from docfleet.storeinit import report
+    from docfleet.ops.storeinit import report
 
     lines, ok = report(list(uris))
     for line in lines:

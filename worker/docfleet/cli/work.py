@@ -1,6 +1,6 @@
 """``docfleet work`` (one task: the container's entrypoint) and ``docfleet run`` (a local
 fleet of them). ``work`` is the task path: this module imports nothing a task does not
-use (no rich, no export), and the task itself is :func:`docfleet.task.work`."""
+use (no rich, no export), and the task itself is :func:`docfleet.kernel.task.work`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def work(**flags: Any) -> None:
 
     Example: DOCFLEET_RUN_ID=r1 DOCFLEET_TOTAL=1000 docfleet work
     """
-    from docfleet.task import work as work_task
+    from docfleet.kernel.task import work as work_task
 
     sys.exit(work_task(flag_settings(**flags)))
 
@@ -51,17 +51,17 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
 
     from docfleet import telemetry
     from docfleet.blob import open_blob_store
-    from docfleet.fleet import prepare_fleet, run_fleet
-    from docfleet.fleetview import failed_unit_lines, failed_unit_rows
-    from docfleet.logs import setup_logging
-    from docfleet.manifest import RunFiles
-    from docfleet.models import RunState, UnitState
+    from docfleet.core.models import RunState, UnitState
+    from docfleet.dataset.manifest import RunFiles
+    from docfleet.ops.fleet import prepare_fleet, run_fleet
+    from docfleet.ops.fleetview import failed_unit_lines, failed_unit_rows
     from docfleet.state import open_state_store
+    from docfleet.telemetry.logs import setup_logging
 
     settings = flag_settings(**flags)
     log = setup_logging("text", "WARNING")
     if dry_run:
-        from docfleet.dryrun import dry_run_plan, plan_lines
+        from docfleet.ops.dryrun import dry_run_plan, plan_lines
 
         plan = dry_run_plan(settings, tasks)
         for line in plan_lines(plan):

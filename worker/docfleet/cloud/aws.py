@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from docfleet.errors import ConfigError, DocfleetError, MissingExtraError
-from docfleet.retry import one_line
+from docfleet.core.errors import ConfigError, DocfleetError, MissingExtraError
+from docfleet.core.retry import one_line
 
 #: Error codes no retry can fix (credentials, permissions, names).
 _PERMANENT_CODES = {

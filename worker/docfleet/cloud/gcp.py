@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from docfleet.errors import ConfigError, DocfleetError
-from docfleet.retry import one_line
+from docfleet.core.errors import ConfigError, DocfleetError
+from docfleet.core.retry import one_line
 
 
 def gcp_transient(exc: BaseException) -> bool:

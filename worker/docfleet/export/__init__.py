@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docfleet.core.uris import parse_uri
 from docfleet.export.reader import (
     ExportError,
     RunIncompleteError,
@@ -15,7 +16,6 @@ from docfleet.export.reader import (
     TamperedError,
 )
 from docfleet.export.tabular import ExportResult, export_duckdb, export_parquet
-from docfleet.uris import parse_uri
 
 __all__ = [
     "SINK_SCHEMES", "ExportError", "ExportResult", "RunIncompleteError", "RunReader",

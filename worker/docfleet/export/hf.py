@@ -48,7 +48,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.export.interchange import _check, funsd_form, units
 from docfleet.export.reader import RunReader
 from docfleet.export.tabular import ExportResult

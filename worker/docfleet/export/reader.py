@@ -22,8 +22,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from docfleet.blob import BlobStore, open_blob_store
-from docfleet.errors import BlobNotFoundError, DocfleetError, ManifestGapError
-from docfleet.manifest import ROOT_KEY, RunFiles, parse_json, part_key, sha256
+from docfleet.core.errors import BlobNotFoundError, DocfleetError, ManifestGapError
+from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json, part_key, sha256
 
 
 class ExportError(DocfleetError):
@@ -85,8 +85,8 @@ class RunReader:
             self.partial = True
 
     def _done_units(self, state_uri: str | None) -> list[tuple[int, str | None]]:
-        from docfleet.models import UnitState
-        from docfleet.settings import load_settings
+        from docfleet.core.models import UnitState
+        from docfleet.core.settings import load_settings
         from docfleet.state import open_state_store
 
         store = open_state_store(load_settings(state=state_uri).state, create=False)

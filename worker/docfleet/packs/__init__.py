@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import cache
 from importlib.metadata import entry_points
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.packs.base import DocumentPack, PackSession, RenderedDocument
 
 __all__ = ["DocumentPack", "PackSession", "RenderedDocument", "available_packs", "load_pack"]

@@ -20,9 +20,9 @@ from typing import Any
 
 import pyarrow as pa
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
+from docfleet.core.seeding import document_rng, document_seed
 from docfleet.packs.base import RenderedDocument
-from docfleet.seeding import document_rng, document_seed
 
 SCHEMA = pa.schema(
     [
@@ -49,7 +49,7 @@ def _index_set(var: str) -> frozenset[int]:
 
 class BenchSession:
     def __init__(self) -> None:
-        from docfleet.settings import env_seconds
+        from docfleet.core.settings import env_seconds
 
         # checked like every setting: finite, in range (ms up to a minute; a rate 0-1)
         self.doc_seconds = env_seconds("DOCFLEET_BENCH_DOC_MS", 0.0, maximum=60_000,

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.packs.base import DocumentSource, RenderedDocument
 from docfleet.packs.invoice.golden import (
     BoxMap,
@@ -282,7 +282,7 @@ class StepsPack:
         return TemplatedSession(self.steps, self.parse(options), chromium_path, pages, chromium)
 
     def open(self, options: Mapping[str, Any]) -> TemplatedSession:
-        from docfleet.settings import load_settings
+        from docfleet.core.settings import load_settings
 
         settings = load_settings()
         return self.session(options, settings.chromium_path, settings.render_pages)

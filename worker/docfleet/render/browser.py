@@ -27,7 +27,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 from docfleet.render.layout import EXTRACT_JS, Layout, parse_layout
 from docfleet.render.pdf import split_pdf
 

@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
+from docfleet.core.uris import parse_uri
 from docfleet.state.base import CoordinationStore, CreateResult, LedgerStore, StateStore
 from docfleet.state.registry import backend, schemes
-from docfleet.uris import parse_uri
 
 __all__ = ["CoordinationStore", "CreateResult", "LedgerStore", "StateStore", "open_state_store"]
 

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from docfleet.errors import RunConflictError
-from docfleet.models import Claim, Progress, Run, RunSpec, RunState, Unit
+from docfleet.core.errors import RunConflictError
+from docfleet.core.models import Claim, Progress, Run, RunSpec, RunState, Unit
 
 #: The key of the all-models total in the spend rollup.
 TOTAL_SPEND_KEY = "__total__"
@@ -39,7 +39,7 @@ class CoordinationStore(Protocol):
     """The coordination contract: runs, their plan, units, leases, progress, the finalizer
     lease, and listing/deleting runs. What the kernel (worker, planner, finalize, repair,
     fleet view, commands) relies on. Times are epoch seconds from the caller's clock
-    (:func:`docfleet.clock.now`); every method is safe to call from many processes."""
+    (:func:`docfleet.core.clock.now`); every method is safe to call from many processes."""
 
     uri: str
 
@@ -125,7 +125,7 @@ class CoordinationStore(Protocol):
         PENDING (FAILED once ``attempts >= max_attempts``) only if it still holds that very
         lease: the same ``lease_expires_at`` (not renewed since it was observed) and, when
         given, the same ``lease_owner``. One conditional write per unit. The caller judges
-        staleness by its own monotonic clock (:class:`docfleet.lease.LeaseWatch`); no clock
+        staleness by its own monotonic clock (:class:`docfleet.kernel.lease.LeaseWatch`); no clock
         is compared here, so a writer's skewed clock cannot strand or steal a lease.
         ``now`` only stamps ``finished_at``. Returns how many units it moved."""
         ...

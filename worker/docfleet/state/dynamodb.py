@@ -47,13 +47,13 @@ from docfleet.cloud.aws import (
     aws_resource,
     aws_transient,
 )
-from docfleet.errors import (
+from docfleet.core.errors import (
     ConfigError,
     RunConflictError,
     RunNotFoundError,
     StoreUnavailableError,
 )
-from docfleet.models import (
+from docfleet.core.models import (
     Claim,
     Progress,
     Run,
@@ -63,7 +63,8 @@ from docfleet.models import (
     UnitState,
     claim_token,
 )
-from docfleet.retry import RetryPolicy, default_bound
+from docfleet.core.retry import RetryPolicy, default_bound
+from docfleet.core.uris import ParsedURI
 from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
@@ -74,7 +75,6 @@ from docfleet.state.schemas import (
     DynamoDBLayout,
     dynamodb_layout,
 )
-from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
 
@@ -1146,7 +1146,7 @@ def open_dynamodb_store(parsed: ParsedURI, *, create: bool = True) -> DynamoDBSt
         raise ConfigError(f"state URI {parsed.raw!r} names no region",
                           "add ?region=eu-west-1 (or set AWS_REGION)")
     endpoint = aws_endpoint(parsed.query.get("endpoint"), "dynamodb")
-    from docfleet.settings import uri_seconds
+    from docfleet.core.settings import uri_seconds
 
     return DynamoDBStateStore(parsed.netloc, region=region, endpoint=endpoint,
                               retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

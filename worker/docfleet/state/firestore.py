@@ -44,14 +44,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from docfleet.cloud.gcp import firestore_client, gcp_error
-from docfleet.errors import (
+from docfleet.core.errors import (
     ConfigError,
     DocfleetError,
     MissingExtraError,
     RunNotFoundError,
     StoreUnavailableError,
 )
-from docfleet.models import (
+from docfleet.core.models import (
     Claim,
     Progress,
     Run,
@@ -61,7 +61,8 @@ from docfleet.models import (
     UnitState,
     claim_token,
 )
-from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.core.retry import RetryPolicy, default_bound, one_line
+from docfleet.core.uris import ParsedURI
 from docfleet.state import registry, rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
 from docfleet.state.schemas import (
@@ -71,7 +72,6 @@ from docfleet.state.schemas import (
     FIRESTORE_UNITS_COLLECTION,
     firestore_count_shards,
 )
-from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
 
@@ -121,7 +121,7 @@ class FirestoreStateStore:
         retry_seconds: float | None = None, write_ramp: Any = "default",
     ) -> None:
         """``write_ramp``: the ramp the fleet's claims keep under (a
-        :class:`~docfleet.pacing.WriteRamp`, ``None`` for none, ``"default"`` for the
+        :class:`~docfleet.kernel.pacing.WriteRamp`, ``None`` for none, ``"default"`` for the
         registry's 500/50/5)."""
         try:
             from google.cloud import firestore
@@ -826,7 +826,7 @@ class FirestoreStateStore:
 
 def default_ramp() -> Any:
     """The registry's ramp for Firestore (500 ops/s, x1.5 every 300 s) as a WriteRamp."""
-    from docfleet.pacing import WriteRamp
+    from docfleet.kernel.pacing import WriteRamp
 
     ramp = registry.backend("firestore").write_ramp
     return WriteRamp(*ramp) if ramp else None
@@ -853,8 +853,8 @@ def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> Firestore
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
-    from docfleet.pacing import parse_ramp
-    from docfleet.settings import uri_seconds
+    from docfleet.core.settings import uri_seconds
+    from docfleet.kernel.pacing import parse_ramp
 
     try:
         ramp = parse_ramp(parsed.query.get("ramp"), default_ramp())

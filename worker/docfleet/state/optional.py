@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from docfleet.models import Claim
+from docfleet.core.models import Claim
 
 if TYPE_CHECKING:
-    from docfleet.pacing import WriteRamp
+    from docfleet.kernel.pacing import WriteRamp
 
 
 @runtime_checkable
@@ -106,7 +106,7 @@ def complete_and_claim_next(store: Any, claim: Claim, part_sha256: str, owner: s
 class CompletesAndClaimsUnits(Protocol):
     """A store that records several completions and claims several units in one atomic
     write (PostgreSQL: one statement, one round trip, one commit for a whole batch). The
-    kernel then claims short units in batches (:mod:`docfleet.claimbatch`); without it a
+    kernel then claims short units in batches (:mod:`docfleet.kernel.claimbatch`); without it a
     task takes one unit at a time. :func:`complete_and_claim_units` offers the same
     contract on every store, one write per completion and per claim."""
 

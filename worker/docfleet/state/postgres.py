@@ -2,7 +2,7 @@
 
 * **One clock.** Leases, plan heartbeats and reservation expiries are judged by the
   database's ``now()``, so writers' clock skew does not matter. The protocol's ``now``
-  arguments are read *relative to the caller's own clock* (:func:`docfleet.clock.now`):
+  arguments are read *relative to the caller's own clock* (:func:`docfleet.core.clock.now`):
   the store works at ``db_now() + (now - clock.now())``, which is the database's clock for a
   live caller and keeps an explicit clock (the contract suite's) meaningful. Times handed
   back (claims, runs, units) are converted to the caller's clock the same way.
@@ -23,7 +23,7 @@
 * **Connections**: one per task, plus one for the lease heartbeat (``renew_lease``), each
   opened lazily and re-opened after a drop. A transient error (connection refused or
   reset, server shutting down, deadlock, serialisation failure, a timeout below) is
-  retried bounded and jittered (:mod:`docfleet.retry`) for ``retry_seconds``, then
+  retried bounded and jittered (:mod:`docfleet.core.retry`) for ``retry_seconds``, then
   :class:`StoreUnavailableError` (exit 4).
 * **Timeouts**, so that a stopped server (SIGSTOP, a frozen VM: the kernel still accepts
   and acknowledges, nobody answers) never hangs a task: a connect timeout; TCP
@@ -57,13 +57,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
-from docfleet import clock
-from docfleet.errors import ConfigError, DocfleetError, MissingExtraError, RunNotFoundError
-from docfleet.models import Claim, Progress, Run, RunSpec, RunState, Unit, UnitState
-from docfleet.retry import RetryPolicy, default_bound, one_line
+from docfleet.core import clock
+from docfleet.core.errors import ConfigError, DocfleetError, MissingExtraError, RunNotFoundError
+from docfleet.core.models import Claim, Progress, Run, RunSpec, RunState, Unit, UnitState
+from docfleet.core.retry import RetryPolicy, default_bound, one_line
+from docfleet.core.uris import ParsedURI
 from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
-from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
 
@@ -1266,7 +1266,7 @@ def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresSt
     query = dict(parse_qsl(parts.query))
     schema = query.get("schema", DEFAULT_SCHEMA)
     retry = query.get("retry_seconds")
-    from docfleet.settings import uri_seconds
+    from docfleet.core.settings import uri_seconds
 
     statement_timeout = uri_seconds(query, "statement_timeout", display_uri(parsed.raw))
     if statement_timeout is not None and statement_timeout <= 0:

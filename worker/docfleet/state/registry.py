@@ -17,11 +17,11 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 
 if TYPE_CHECKING:
+    from docfleet.core.uris import ParsedURI
     from docfleet.state.base import StateStore
-    from docfleet.uris import ParsedURI
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,11 @@ class StateBackend:
 
 BACKENDS: tuple[StateBackend, ...] = (
     StateBackend("sqlite", "docfleet.state.sqlite:open_sqlite_store", "sqlite", None, None,
-                 "sqlite:///.docfleet/state.db", init="docfleet.storeinit:_init_sqlite"),
+                 "sqlite:///.docfleet/state.db", init="docfleet.ops.storeinit:_init_sqlite"),
     StateBackend("firestore", "docfleet.state.firestore:open_firestore_store",
                  "gcp.firestore", "gcp", "firestore_emulator", "firestore://PROJECT?prefix=P",
                  # nam5: $0.06 per 100,000 document reads, $0.18 per 100,000 writes
-                 (0.06 / 1e5, 0.18 / 1e5), init="docfleet.storeinit:_init_firestore",
+                 (0.06 / 1e5, 0.18 / 1e5), init="docfleet.ops.storeinit:_init_firestore",
                  # "500/50/5": a new collection starts at 500 ops/s, +50% every 5 minutes;
                  # a unit is 4 writes (claim, completion: unit document + counter shard)
                  write_ramp=(500.0, 1.5, 300.0), unit_writes=4.0,
@@ -82,7 +82,7 @@ BACKENDS: tuple[StateBackend, ...] = (
     StateBackend("dynamodb", "docfleet.state.dynamodb:open_dynamodb_store", "aws.dynamodb",
                  "aws", "moto_emulator", "dynamodb://TABLE?region=R",
                  # on-demand, us-east-1: $0.125 per million reads, $0.625 per million writes
-                 (0.125 / 1e6, 0.625 / 1e6), init="docfleet.storeinit:_init_dynamodb"),
+                 (0.125 / 1e6, 0.625 / 1e6), init="docfleet.ops.storeinit:_init_dynamodb"),
     StateBackend("postgresql", "docfleet.state.postgres:open_postgres_store", "postgresql",
                  "postgres", "postgres_server", "postgresql://USER@HOST:5432/DB?schema=S"),
 )

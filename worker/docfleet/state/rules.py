@@ -27,7 +27,7 @@ import string
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from docfleet.models import UnitState
+from docfleet.core.models import UnitState
 
 #: Characters of an error (or a reopen reason) a unit stores.
 ERROR_LIMIT = 2000

@@ -4,7 +4,7 @@ Every write is one ``BEGIN IMMEDIATE`` transaction, so a claim's read-check-writ
 atomic across processes. As on every backend, a claim never reclaims by comparing its own
 clock with a lease's expiry (a task with a fast clock would steal live leases); an idle
 worker reclaims a dead peer's unit once it has itself seen the lease go unrenewed for a
-whole lease (:class:`docfleet.lease.LeaseWatch`). WAL mode and a busy
+whole lease (:class:`docfleet.kernel.lease.LeaseWatch`). WAL mode and a busy
 timeout let many processes share the file; a lock held longer than the retry bound
 raises :class:`StoreUnavailableError`.
 """
@@ -21,13 +21,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from docfleet.errors import (
+from docfleet.core.errors import (
     ConfigError,
     DocfleetError,
     RunNotFoundError,
     StoreUnavailableError,
 )
-from docfleet.models import (
+from docfleet.core.models import (
     Claim,
     Progress,
     Run,
@@ -37,9 +37,9 @@ from docfleet.models import (
     UnitState,
     claim_token,
 )
+from docfleet.core.uris import ParsedURI
 from docfleet.state import rules
 from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
-from docfleet.uris import ParsedURI
 
 T = TypeVar("T")
 
@@ -119,7 +119,7 @@ def _reclaim_sql(where: str, *, not_renewed: bool) -> str:
 # Expired leases, judged by the caller's clock (resume).
 _RECLAIM_SQL = _reclaim_sql("run_id = :run_id AND state = 'RUNNING' AND lease_expires_at < :now",
                             not_renewed=False)
-# Leases the caller saw unrenewed for a whole lease (docfleet.lease.LeaseWatch).
+# Leases the caller saw unrenewed for a whole lease (docfleet.kernel.lease.LeaseWatch).
 _RECLAIM_STALE_SQL = _reclaim_sql(
     "run_id = :run_id AND idx = :idx AND state = 'RUNNING' AND lease_expires_at = :seen"
     " AND (:owner IS NULL OR lease_owner = :owner)", not_renewed=True)

@@ -47,7 +47,7 @@ The package: :mod:`~docfleet.telemetry.api` (the span API, the process's tracer)
 :mod:`~docfleet.telemetry.exporters` (modes and exporter setup) and
 :mod:`~docfleet.telemetry.lifecycle` (a process's root span, flush and shutdown).
 Everything public is re-exported here: callers write ``from docfleet import telemetry``.
-URIs in attributes are redacted by :func:`docfleet.uris.redact`.
+URIs in attributes are redacted by :func:`docfleet.core.uris.redact`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Attribute builders: the span attributes of a state store, a claim and a task, named
 once here so every span that carries them agrees. URIs go through
-:func:`docfleet.uris.redact` (no credentials, no query)."""
+:func:`docfleet.core.uris.redact` (no credentials, no query)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import functools
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from docfleet.uris import redact
+from docfleet.core.uris import redact
 
 if TYPE_CHECKING:
-    from docfleet.identity import TaskIdentity
-    from docfleet.models import Claim
+    from docfleet.core.identity import TaskIdentity
+    from docfleet.core.models import Claim
 
 
 @functools.lru_cache(maxsize=8)

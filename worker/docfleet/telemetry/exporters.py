@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from docfleet.errors import ConfigError, MissingExtraError
+from docfleet.core.errors import ConfigError, MissingExtraError
 from docfleet.telemetry import api
 from docfleet.telemetry.api import Attributes
 

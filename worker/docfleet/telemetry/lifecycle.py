@@ -16,7 +16,7 @@ from docfleet.telemetry.attributes import task_attributes
 from docfleet.telemetry.exporters import setup_tracing
 
 if TYPE_CHECKING:
-    from docfleet.identity import TaskIdentity
+    from docfleet.core.identity import TaskIdentity
 
 #: How long a task waits for its spans to leave on exit (Cloud Run gives 10 s after SIGTERM).
 FLUSH_TIMEOUT_MILLIS = 5000

@@ -9,6 +9,7 @@ import datetime as dt
 import random
 from decimal import Decimal
 
+from docfleet.core.seeding import document_rng
 from docfleet.packs.bank_statement.records import BankStatement, Transaction, running
 from docfleet.packs.banking import REAL_BANKS, account_for
 from docfleet.packs.invoice.locales import JURISDICTIONS
@@ -21,7 +22,6 @@ from docfleet.packs.templated import (
     kinds,
     round_money,
 )
-from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
 FIRST_MONTH = dt.date(2023, 1, 1)

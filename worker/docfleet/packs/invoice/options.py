@@ -25,9 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
+from docfleet.dataset.splits import DEFAULT_SPLITS, parse_split_by, parse_splits
 from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.splits import DEFAULT_SPLITS, parse_split_by, parse_splits
 
 ARCHETYPES = ("classic", "sidebar", "receipt", "boxed", "modern", "ledger", "credit_note",
               "multi_currency")
@@ -52,7 +52,7 @@ class InvoiceOptions:
     lines: tuple[int, int] | None
     #: an LLM catalogue (``<out>/<catalogue run id>``) to draw line descriptions from
     catalogue: str | None = None
-    #: train/validation/test ratios and what a split holds out (see docfleet.splits)
+    #: train/validation/test ratios and what a split holds out (see docfleet.dataset.splits)
     splits: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_SPLITS))
     split_by: str = "document"
     #: mixes taken in turn by index instead of drawn (see :func:`choose`)

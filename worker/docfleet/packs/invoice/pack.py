@@ -32,6 +32,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from docfleet.core.seeding import document_seed
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
@@ -54,7 +55,6 @@ from docfleet.render.browser import Chromium, Job, Printed, RenderError
 from docfleet.render.html import PrintedField, render_html
 from docfleet.render.layout import Box, Layout
 from docfleet.render.pdf import check_pdf, normalise_pdf
-from docfleet.seeding import document_seed
 from docfleet.telemetry import traced
 
 if TYPE_CHECKING:  # imported where used: `docfleet run` loads this pack only to check
@@ -360,8 +360,8 @@ class InvoicePack:
         import os
         import shutil
 
-        from docfleet.errors import ConfigError
-        from docfleet.settings import load_settings
+        from docfleet.core.errors import ConfigError
+        from docfleet.core.settings import load_settings
 
         parsed = parse_options(options)
         if parsed.catalogue:
@@ -377,7 +377,7 @@ class InvoicePack:
                                   "DOCFLEET_CHROMIUM_PATH to it")
 
     def open(self, options: Mapping[str, Any]) -> InvoiceSession:
-        from docfleet.settings import load_settings
+        from docfleet.core.settings import load_settings
 
         settings = load_settings()
         return InvoiceSession(parse_options(options), settings.chromium_path,

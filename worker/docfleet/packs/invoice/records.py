@@ -96,7 +96,7 @@ class Invoice:
     total: Decimal
     payment_days: int
     style_seed: int  # drives fonts, colours and the logo
-    split: str = "train"  # train | validation | test (see docfleet.splits)
+    split: str = "train"  # train | validation | test (see docfleet.dataset.splits)
     money_places: int = 2  # the currency's minor unit (0 for JPY)
     document_type: str = "invoice"  # invoice | credit_note
     original_invoice: str | None = None  # a credit note's corrected invoice

@@ -16,6 +16,8 @@ from typing import Any
 
 from faker import Faker
 
+from docfleet.core.seeding import document_rng, document_seed
+from docfleet.dataset.splits import assign_groups, split_of
 from docfleet.packs.invoice import identifiers
 from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
 from docfleet.packs.invoice.options import InvoiceOptions, choose
@@ -28,8 +30,6 @@ from docfleet.packs.invoice.records import (
     cents,
     tax_lines,
 )
-from docfleet.seeding import document_rng, document_seed
-from docfleet.splits import assign_groups, split_of
 from docfleet.telemetry import traced
 
 FIRST_DAY = dt.date(2023, 1, 1)

@@ -9,6 +9,7 @@ import datetime as dt
 import random
 from decimal import Decimal
 
+from docfleet.core.seeding import document_rng
 from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES
 from docfleet.packs.invoice.products import PRODUCT_LINES, UNITS, Product
 from docfleet.packs.invoice.source import _address, _faker, _party, _quantity, _unit_price
@@ -19,7 +20,6 @@ from docfleet.packs.purchase_order.records import (
     order_taxes,
 )
 from docfleet.packs.templated import PackOptions, digits, fit, kinds, round_money
-from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
 FIRST_DAY = dt.date(2023, 1, 1)

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from docfleet.core.seeding import document_rng
 from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.source import _faker, _party
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
 from docfleet.packs.templated import PackOptions, columns, digits, fit, kinds, round_money
-from docfleet.seeding import document_rng
 from docfleet.telemetry import traced
 
 FIRST_DAY = dt.date(2023, 1, 1)

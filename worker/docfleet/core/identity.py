@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ Read once from the environment at import. With no ``DOCFLEET_FAULT_*`` variable 
   process dies.
 - ``DOCFLEET_FAULT_PLAN_BATCH=N``: plan in batches of N units (to reach ``plan.batch``
   with a small run).
-- ``DOCFLEET_FAULT_CLOCK_SKEW_SECONDS`` (in :mod:`docfleet.clock`): shift this worker's
+- ``DOCFLEET_FAULT_CLOCK_SKEW_SECONDS`` (in :mod:`docfleet.core.clock`): shift this worker's
   clock.
 """
 

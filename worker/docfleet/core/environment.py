@@ -62,7 +62,7 @@ def generator_environment(chromium_path: str | None = None) -> dict[str, Any]:
     """The environment of this process (see the module docstring). ``chromium_path``
     defaults to the settings' ``chromium_path``."""
     if chromium_path is None:
-        from docfleet.settings import load_settings
+        from docfleet.core.settings import load_settings
 
         chromium_path = load_settings().chromium_path
     return {

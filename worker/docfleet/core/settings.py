@@ -11,8 +11,8 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
-from docfleet.errors import ConfigError
-from docfleet.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
+from docfleet.core.errors import ConfigError
+from docfleet.core.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
 
 DEFAULT_PACK = "invoice"
 DEFAULT_STATE = "sqlite:///.docfleet/state.db"
@@ -73,7 +73,7 @@ class Settings(BaseSettings):
     poll_seconds: float = Field(default=1.0, gt=0, le=3600, allow_inf_nan=False)
     #: on a store that claims in batches (PostgreSQL): the work one batch of claims may
     #: hold, in seconds of the task's own unit time; 0 = one unit at a time
-    #: (docfleet.claimbatch)
+    #: (docfleet.kernel.claimbatch)
     claim_batch_seconds: float = Field(default=1.0, ge=0, le=3600, allow_inf_nan=False)
     #: how long a cloud store call is retried before the task exits 4 (read by retry.py)
     store_retry_seconds: float = Field(default=60.0, ge=0, le=DAY, allow_inf_nan=False)

@@ -19,7 +19,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 
 SPLITS = ("train", "validation", "test")
 SPLIT_BY = ("document", "seller", "template")

@@ -14,11 +14,11 @@ from typing import Any
 from docfleet import telemetry
 from docfleet.blob import open_blob_store
 from docfleet.blob.base import BlobStore
-from docfleet.identity import TaskIdentity, task_identity
-from docfleet.logs import bind, setup_logging
-from docfleet.models import RunSpec
-from docfleet.settings import Settings
+from docfleet.core.identity import TaskIdentity, task_identity
+from docfleet.core.models import RunSpec
+from docfleet.core.settings import Settings
 from docfleet.state import StateStore, open_state_store
+from docfleet.telemetry.logs import bind, setup_logging
 
 
 def run_task(
@@ -31,8 +31,8 @@ def run_task(
     span (tracing set up from ``settings.trace``, flushed before returning). Returns the
     task's exit code; leaves ``store`` open. ``pack_settings`` are task-local settings for
     a pack that takes its context (:attr:`PackContext.pack_settings`)."""
+    from docfleet.kernel.worker import Worker
     from docfleet.packs import load_pack
-    from docfleet.worker import Worker
 
     identity = identity or task_identity()
     bind(run_id=spec.run_id, task_index=identity.index, task_count=identity.count,
@@ -51,7 +51,7 @@ def work(settings: Settings) -> int:
     run if first, drains it, finalizes it; a setup error (bad pack option, missing
     browser) raises :class:`ConfigError` before anything is planned. Returns the exit
     code; the store is closed."""
-    from docfleet.runspec import check_ready, resolve_spec
+    from docfleet.kernel.runspec import check_ready, resolve_spec
 
     log = setup_logging(settings.log_format, settings.log_level)
     identity = task_identity()

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from docfleet.errors import ConfigError, MissingExtraError
-from docfleet.models import RunState
+from docfleet.core.errors import ConfigError, MissingExtraError
+from docfleet.core.models import RunState
 from docfleet.state.base import CoordinationStore
 
 TERMINAL_STATES = frozenset({RunState.COMPLETED, RunState.FAILED, RunState.CANCELLED})

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from docfleet.blob import open_blob_store
-from docfleet.errors import RunNotFoundError
-from docfleet.manifest import RunFiles
-from docfleet.models import Run, RunState, UnitState
+from docfleet.core.errors import RunNotFoundError
+from docfleet.core.models import Run, RunState, UnitState
+from docfleet.dataset.manifest import RunFiles
 from docfleet.state.base import StateStore
 
 #: the states after which a run changes no more by itself
@@ -31,7 +31,7 @@ def run_status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
     """The status of run ``run_id`` as ``status --json`` prints it. ``state`` is
     :data:`INCOMPLETE` (with a ``problem``) for a COMPLETED run whose root manifest under
     ``out`` is missing or does not match the run. Raises :class:`RunNotFoundError`."""
-    from docfleet.fleetview import failed_unit_rows
+    from docfleet.ops.fleetview import failed_unit_rows
 
     run = open_run(store, run_id)
     units = store.units(run_id)
@@ -49,7 +49,7 @@ def run_status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
         "spend_nano_usd": store.total_spend(run_id),
     }
     if run.state == RunState.COMPLETED:  # COMPLETED only with a valid root of this run
-        from docfleet.finalize import root_problems
+        from docfleet.kernel.finalize import root_problems
 
         problems = root_problems(store, RunFiles(open_blob_store(out), run_id), run)
         if problems is None or problems:

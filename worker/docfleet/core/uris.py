@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from docfleet.errors import ConfigError
+from docfleet.core.errors import ConfigError
 
 BLOB_SCHEMES = ("file", "gs", "s3")
 

@@ -9,10 +9,12 @@ import threading
 import time
 from collections.abc import Iterator
 
-from docfleet import clock, faults, pacing, telemetry
-from docfleet.errors import ConfigError
-from docfleet.models import Run, RunSpec, Unit
-from docfleet.settings import MAX_TOTAL  # the most documents one run may hold
+from docfleet import telemetry
+from docfleet.core import clock, faults
+from docfleet.core.errors import ConfigError
+from docfleet.core.models import Run, RunSpec, Unit
+from docfleet.core.settings import MAX_TOTAL  # the most documents one run may hold
+from docfleet.kernel import pacing
 from docfleet.state.base import CoordinationStore, CreateResult, check_fingerprint
 from docfleet.state.optional import write_ramp
 

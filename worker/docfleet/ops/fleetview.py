@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 
-from docfleet.models import RunSpec, Unit, UnitState
+from docfleet.core.models import RunSpec, Unit, UnitState
 
 #: Exit codes that are not a task's own fatal error (done, holes, stopped by a signal).
 QUIET_EXITS = frozenset({0, 1, 130, 143})

@@ -17,9 +17,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from docfleet import faults
 from docfleet.blob.base import BlobStore
-from docfleet.errors import BlobNotFoundError, ManifestGapError
+from docfleet.core import faults
+from docfleet.core.errors import BlobNotFoundError, ManifestGapError
 
 PART_SCHEMA = "docfleet.part/1"
 ROOT_SCHEMA = "docfleet.manifest/1"
@@ -96,7 +96,7 @@ def build_root(
     environment: dict[str, Any] | None = None,
 ) -> bytes:
     """The root manifest over ``parts`` (unit index, part bytes), with totals and the
-    generator's ``environment`` (:mod:`docfleet.environment`; informative, not verified)."""
+    generator's ``environment`` (:mod:`docfleet.core.environment`; informative, not verified)."""
     entries = []
     tables: dict[str, int] = {}
     documents = 0

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from docfleet import clock
-from docfleet.errors import RunNotFoundError
-from docfleet.finalize import root_problems
-from docfleet.manifest import ROOT_KEY, RunFiles, check_part
-from docfleet.models import RunState, UnitState
+from docfleet.core import clock
+from docfleet.core.errors import RunNotFoundError
+from docfleet.core.models import RunState, UnitState
+from docfleet.dataset.manifest import ROOT_KEY, RunFiles, check_part
+from docfleet.kernel.finalize import root_problems
 from docfleet.state.base import CoordinationStore
 
 

@@ -17,9 +17,9 @@ from types import FrameType
 from rich.console import Console
 
 from docfleet import telemetry
-from docfleet.fleetview import FleetDisplay, TaskWatch, snapshot
-from docfleet.models import RunSpec
-from docfleet.settings import Settings
+from docfleet.core.models import RunSpec
+from docfleet.core.settings import Settings
+from docfleet.ops.fleetview import FleetDisplay, TaskWatch, snapshot
 from docfleet.state.base import CoordinationStore
 
 
@@ -66,7 +66,7 @@ def prepare_fleet(settings: Settings, store: CoordinationStore, tasks: int,
     every task's log: a stored run's other parameters refused
     (:class:`RunConflictError`), the pack's preflight passed (:class:`ConfigError`).
     Writes nothing."""
-    from docfleet.runspec import check_ready, resolve_spec
+    from docfleet.kernel.runspec import check_ready, resolve_spec
     from docfleet.state.base import check_fingerprint
 
     spec = resolve_spec(settings, store, tasks, log)

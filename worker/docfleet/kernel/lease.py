@@ -9,9 +9,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from docfleet import clock, telemetry
-from docfleet.errors import DocfleetError
-from docfleet.models import Claim, Unit
+from docfleet import telemetry
+from docfleet.core import clock
+from docfleet.core.errors import DocfleetError
+from docfleet.core.models import Claim, Unit
 from docfleet.state.base import CoordinationStore
 
 

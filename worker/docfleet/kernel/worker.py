@@ -16,18 +16,28 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
-from docfleet import clock, faults, pacing, telemetry
+from docfleet import telemetry
 from docfleet.blob.base import BlobStore
-from docfleet.claimbatch import BatchSizer, batch_window
-from docfleet.errors import ConfigError, DocfleetError, ManifestGapError
-from docfleet.identity import TaskIdentity
-from docfleet.lease import LeaseKeeper, LeaseWatch
-from docfleet.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
-from docfleet.models import CLAIMABLE_RUN_STATES, Claim, Progress, Run, RunSpec, RunState, UnitState
+from docfleet.core import clock, faults
+from docfleet.core.errors import ConfigError, DocfleetError, ManifestGapError
+from docfleet.core.identity import TaskIdentity
+from docfleet.core.models import (
+    CLAIMABLE_RUN_STATES,
+    Claim,
+    Progress,
+    Run,
+    RunSpec,
+    RunState,
+    UnitState,
+)
+from docfleet.core.settings import Settings
+from docfleet.dataset.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
+from docfleet.dataset.shards import shard_bytes
+from docfleet.kernel import pacing
+from docfleet.kernel.claimbatch import BatchSizer, batch_window
+from docfleet.kernel.lease import LeaseKeeper, LeaseWatch
+from docfleet.kernel.planner import ensure_planned
 from docfleet.packs.base import DocumentPack, PackContext, PackSession, uses_context
-from docfleet.planner import ensure_planned
-from docfleet.settings import Settings
-from docfleet.shards import shard_bytes
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
 from docfleet.state.optional import (
@@ -117,7 +127,7 @@ class Worker:
         # oldest first, each with its claim span's start, attributes and operation
         self._ahead: deque[tuple[Claim, int, dict[str, Any], str]] = deque()
         # a store that claims and completes many units in one write (PostgreSQL) gets
-        # batches sized to the task's unit time (docfleet.claimbatch); not under a write
+        # batches sized to the task's unit time (docfleet.kernel.claimbatch); not under a write
         # ramp, whose governor spaces each claim
         window = batch_window(settings.claim_batch_seconds, settings.lease_seconds,
                               settings.heartbeat)
@@ -380,7 +390,7 @@ class Worker:
         failed = [u for u in units if u.state == UnitState.FAILED]
         if not failed:
             try:
-                from docfleet.finalize import finalize_run
+                from docfleet.kernel.finalize import finalize_run
 
                 finalize_run(self.store, self.files, self.log)
             except ManifestGapError as exc:

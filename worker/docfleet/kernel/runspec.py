@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import logging
 
-from docfleet.errors import ConfigError
-from docfleet.models import RunSpec
+from docfleet.core.errors import ConfigError
+from docfleet.core.models import RunSpec
+from docfleet.core.settings import Settings
+from docfleet.kernel.planner import check_plannable, choose_unit_size
 from docfleet.packs import load_pack
 from docfleet.packs.base import preflight, run_kind
-from docfleet.planner import check_plannable, choose_unit_size
-from docfleet.settings import Settings
 from docfleet.state.base import CoordinationStore
 
 
@@ -59,7 +59,7 @@ def check_ready(spec: RunSpec, store: CoordinationStore) -> None:
     pack's own ``preflight(options)`` (its browser, a catalogue it reads), if it has one.
     Skipped for a run that is already COMPLETED (there is nothing left to work). Raises
     :class:`ConfigError` naming what is missing and how to fix it; writes nothing."""
-    from docfleet.models import RunState
+    from docfleet.core.models import RunState
 
     existing = store.get_run(spec.run_id)
     if existing is not None and existing.state == RunState.COMPLETED:

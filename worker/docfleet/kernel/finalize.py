@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import logging
 
-from docfleet import clock, faults, telemetry
-from docfleet.errors import DocfleetError, ManifestGapError, RootConflictError
-from docfleet.manifest import (
+from docfleet import telemetry
+from docfleet.core import clock, faults
+from docfleet.core.errors import DocfleetError, ManifestGapError, RootConflictError
+from docfleet.core.models import Run, RunState, Unit, UnitState
+from docfleet.dataset.manifest import (
     ROOT_KEY,
     RunFiles,
     build_root,
@@ -19,7 +21,6 @@ from docfleet.manifest import (
     root_binding_problems,
     sha256,
 )
-from docfleet.models import Run, RunState, Unit, UnitState
 from docfleet.state.base import CoordinationStore
 
 
@@ -97,7 +98,7 @@ def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger)
             f"refusing to write the root manifest of run {run.run_id}: " + "; ".join(problems),
             f"run 'docfleet resume {run.run_id}' to regenerate those units",
         )
-    from docfleet.environment import generator_environment
+    from docfleet.core.environment import generator_environment
 
     root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts,
                       environment=generator_environment())

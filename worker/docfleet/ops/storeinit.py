@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from docfleet.errors import ConfigError, DocfleetError
-from docfleet.uris import BLOB_SCHEMES, STATE_SCHEMES, ParsedURI, parse_uri, redact
+from docfleet.core.errors import ConfigError, DocfleetError
+from docfleet.core.uris import BLOB_SCHEMES, STATE_SCHEMES, ParsedURI, parse_uri, redact
 
 
 @dataclass(frozen=True)
@@ -168,7 +168,7 @@ def _gs(parsed: ParsedURI) -> list[Finding]:
         import google.cloud.storage  # noqa: F401  (the extra is installed)
         from google.api_core import exceptions as gexc
     except ImportError:
-        from docfleet.errors import MissingExtraError
+        from docfleet.core.errors import MissingExtraError
 
         raise MissingExtraError("gs:// outputs", "gcp") from None
     from docfleet.cloud.gcp import gcp_error, storage_client
@@ -209,7 +209,7 @@ def _init_firestore(parsed: ParsedURI) -> list[Finding]:
         from google.api_core import exceptions as gexc
         from google.cloud import firestore_admin_v1
     except ImportError:
-        from docfleet.errors import MissingExtraError
+        from docfleet.core.errors import MissingExtraError
 
         raise MissingExtraError("firestore:// state stores", "gcp") from None
     admin = firestore_admin_v1.FirestoreAdminClient()

@@ -15,9 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from docfleet.errors import BlobNotFoundError, ManifestGapError
-from docfleet.manifest import ROOT_KEY, RunFiles, parse_json
-from docfleet.models import Run, Unit, UnitState
+from docfleet.core.errors import BlobNotFoundError, ManifestGapError
+from docfleet.core.models import Run, Unit, UnitState
+from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json
 from docfleet.state.base import StateStore
 
 #: Gantt geometry (px).
@@ -173,7 +173,7 @@ def report_data(
     """Everything the page shows, read once from the store and the manifest."""
     run: Run | None = store.get_run(run_id)
     if run is None:
-        from docfleet.errors import RunNotFoundError
+        from docfleet.core.errors import RunNotFoundError
 
         raise RunNotFoundError(f"run '{run_id}' does not exist in {store.uri}",
                                "check the run id and --state")

@@ -1,0 +1,1 @@
+"""The foundations every layer uses: errors, clocks, records, settings, URIs, seeding, retries."""

@@ -1,0 +1,1 @@
+"""A run's dataset on the blob store: manifests, golden shards, splits."""

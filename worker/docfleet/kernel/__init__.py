@@ -1,0 +1,1 @@
+"""One task's life: plan race, claims, units, leases, finalize."""

@@ -1,0 +1,1 @@
+"""Operator tools over runs: status, repair, report, local fleets, launch, store init, dry runs."""
