@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from exportlib import CHROMIUM, Run, fleet_run, invoice_run, invoke
+from exportlib import CHROMIUM, Run, bench_run, fleet_run, invoice_run, invoke
 
 from docfleet.export import diversity
 from docfleet.export.printed import (
@@ -396,3 +396,11 @@ def test_card_prints_the_report(run: Run) -> None:
     for f in diversity.figures(report):
         verdict = "-" if f.passed is None else ("pass" if f.passed else "FAIL")
         assert f"| {f.name} | {f.shown} | {f.target or '-'} | {verdict} |" in section, f.name
+
+
+def test_card_of_a_pack_without_a_printed_layout_says_it_is_not_measured(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    run = bench_run(tmp_path_factory)
+    done = invoke("card", run.run_id, "--out", run.out, "--state", run.state)
+    assert done.returncode == 0, done.stderr
+    assert "## Diversity\n\nNot measured: no diversity spec for pack 'bench'." in done.stdout

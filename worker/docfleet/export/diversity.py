@@ -738,6 +738,9 @@ def measure_run(reader: RunReader, limit: int | None = None) -> dict[str, Any]:
     :class:`NotMeasurable` for a pack without a :data:`SPECS` entry or a run without
     layout tables (the html format)."""
     pack = ((reader.root or {}).get("parameters") or {}).get("pack")
+    if pack is None:
+        raise NotMeasurable("the run's pack is unknown (it is recorded in the root "
+                            "manifest, which a partial run lacks)")
     spec = SPECS.get(str(pack))
     if spec is None:
         raise NotMeasurable(f"no diversity spec for pack {pack!r}")
