@@ -1,11 +1,15 @@
 """The dataset card: a Markdown ``README.md`` (Hugging Face card layout, YAML front matter)
 describing one run — what was generated (counts by archetype, locale, condition, split;
 pages; line counts), the schema of every table with types and meaning, the tokenisation
-rule, the splits, the generator's environment (from the root manifest) and the licence.
+rule, the splits, how much the documents vary (the "Diversity" section:
+:mod:`docfleet.export.diversity` over the first :data:`CARD_DOCUMENTS` documents), the
+generator's environment (from the root manifest) and the licence.
 
 ``docfleet card RUN`` prints or writes it; every export writes it beside its output
 (``DIR/README.md``; ``FILE.md`` next to a DuckDB file). Read-only over the run: it
-reads the root manifest and the ``invoices`` shards (verified), nothing else.
+reads the root manifest, the ``invoices`` shards and, for the diversity section, the
+golden shards of the units holding its first :data:`CARD_DOCUMENTS` documents (all
+verified), nothing else.
 """
 
 from __future__ import annotations
@@ -17,9 +21,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from docfleet.export import diversity
 from docfleet.export.reader import RunReader
 
 LICENSE = "cc-by-4.0"
+#: documents the card's diversity section measures (the first ones: every document is
+#: drawn on its own, so they are a fair sample; issue 25's targets are stated on 1,000)
+CARD_DOCUMENTS = diversity.TARGET_DOCUMENTS
 LICENSE_TEXT = (
     "The generated documents and annotations are released under CC BY 4.0. Every name, "
     "address, number and amount in them is synthetic (Faker and docfleet's generators); "
@@ -112,6 +120,7 @@ def build_card(reader: RunReader) -> str:
         out += [_counts(per["split"], documents), ""]
     else:
         out += ["This run records no splits.", ""]
+    out += diversity_section(reader)
     if docs["tokenisation"]:
         out += ["## Tokenisation", "", docs["tokenisation"], ""]
     out += ["## Tables", "", "Boxes are in PDF points (1/72 in), origin top-left, on a page "
@@ -143,6 +152,43 @@ def build_card(reader: RunReader) -> str:
             "```", ""]
     out += ["## Licence", "", LICENSE_TEXT, ""]
     return "\n".join(out)
+
+
+def diversity_section(reader: RunReader, limit: int = CARD_DOCUMENTS) -> list[str]:
+    """The card's "Diversity" lines: the figures of :mod:`docfleet.export.diversity` with
+    their targets, the labels of the header fields and the flagged elements."""
+    out = ["## Diversity", ""]
+    try:
+        report = diversity.measure_run(reader, limit)
+    except diversity.NotMeasurable as exc:
+        return [*out, f"Not measured: {exc}.", ""]
+    met, judged = diversity.verdicts(report)
+    n = report["documents"]
+    out += [f"How much the documents vary, from the golden tables (issue 25's measures; "
+            f"`docfleet.export.diversity` defines each figure), over the first {n} "
+            f"documents. Targets are stated on {diversity.TARGET_DOCUMENTS} documents per "
+            f"pack. Targets met: {met} of {judged}.", ""]
+    rows = [[f.name, f.shown, f.target or "-",
+             "-" if f.passed is None else ("pass" if f.passed else "FAIL"), f.detail]
+            for f in diversity.figures(report)]
+    out += [_table(rows, ["figure", "value", "target", "verdict", "detail"]), ""]
+    langs = list(report["languages"])
+    if report["fields"]:
+        out += ["Header fields: documents printing each, distinct case-folded labels per "
+                "language and distinct value formats.", ""]
+        out += [_table([[f"`{name}`", str(v["documents"]),
+                         *(str(v["labels_casefolded"].get(lang, 0)) for lang in langs),
+                         str(v["formats"])] for name, v in report["fields"].items()],
+                       ["field", "documents", *langs, "formats"]), ""]
+    flagged = report["flagged"]
+    if flagged:
+        out += [f"Printed on more than {100 * diversity.MAX_OPTIONAL_SHARE:.0f} % of the "
+                "documents though the document type neither requires nor commonly prints "
+                "it (a free line's share is over the documents of its language):", ""]
+        out += [_table([[f"`{e['element']}`", e.get("language", "all"),
+                         f"{100 * e['share']:.1f} %"] for e in flagged],
+                       ["element", "language", "share"]), ""]
+    return out
 
 
 def _size(n: int) -> str:
