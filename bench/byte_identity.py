@@ -1,7 +1,7 @@
 """Byte identity across a code change: the same runs give the same bytes.
 
-Runs a fixed set of small real ``docfleet run``s (every document pack × its capture
-conditions × every locale, plus drawn mixes, HTML and multi-page documents) and records the
+Runs a fixed set of small real ``docfleet run``s (every document pack x its capture
+conditions x every locale, plus drawn mixes, HTML and multi-page documents) and records the
 sha256 of every document and golden shard they write. ``record`` writes them to a JSON file;
 ``check`` runs the same runs again (on the code under test) and compares, file by file.
 

@@ -24,10 +24,10 @@ from docfleet.core.seeding import document_seed
 from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.schema import TABLES
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from docfleet.render.scan import ScanParams
 from support.needs import require
