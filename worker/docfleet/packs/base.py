@@ -255,8 +255,8 @@ def pack_context(pack: DocumentPack, run_id: str, settings: Settings, *,
                                 dict(overrides or {}))
     return PackContext(run_id=run_id, settings=settings, pack_settings=loaded,
                        store=store if pack.uses_store else None, owner=owner,
-                       log=log or logging.getLogger("docfleet.pack"),
-                       stop=stop or threading.Event())
+                       log=log if log is not None else logging.getLogger("docfleet.pack"),
+                       stop=stop if stop is not None else threading.Event())
 
 
 R_co = TypeVar("R_co", covariant=True)

@@ -16,6 +16,7 @@ import string
 from dataclasses import dataclass
 
 from docfleet.packs.sdk.identifiers import sa_iban
+from docfleet.packs.sdk.parties import group_iban
 
 #: country → BBAN pattern: ``n`` digit, ``a`` upper-case letter (after the check digits)
 BBAN: dict[str, str] = {
@@ -65,11 +66,6 @@ def random_iban(rng: random.Random, country: str) -> str:
         bank, branch, account = bban[:5], bban[5:10], bban[10:21]
         bban = bank + branch + account + rib_key(bank, branch, account)
     return make_iban(country, bban)
-
-
-def group(iban: str) -> str:
-    """An IBAN printed in groups of four."""
-    return " ".join(iban[i:i + 4] for i in range(0, len(iban), 4))
 
 
 def aba_valid(routing: str) -> bool:
@@ -144,10 +140,10 @@ def account_for(rng: random.Random, locale: str) -> Account:
     country = locale.rsplit("-", 1)[-1].upper()
     if country == "SA":
         iban, bic = sa_iban(rng)
-        return Account(group(iban), None, iban[4:], bic)
+        return Account(group_iban(iban), None, iban[4:], bic)
     if country in BBAN:
         iban = random_iban(rng, country)
-        return Account(group(iban), None, iban[4:])
+        return Account(group_iban(iban), None, iban[4:])
     digits = lambda n: "".join(str(rng.randrange(10)) for _ in range(n))  # noqa: E731
     if country == "US":
         return Account(None, random_aba(rng), digits(rng.randint(9, 12)))
