@@ -1,13 +1,12 @@
 """:class:`TemplatedPack`: a whole pack made of a :class:`~.session.DocumentSteps`.
 
-A subclass sets ``name``, ``archetypes``, ``steps`` and ``max_lines``; it gets the pack
-protocol's every member: its golden tables (its own, the document table first, then the
-shared page tables, each with its role), the shared run options
-(:mod:`.options`), the preflight check of the browser, its templates from its own
-package's ``templates/`` folder (:mod:`.templates`) and a :class:`~.session.
-TemplatedSession` per task, opened with the task's ``chromium_path`` and
-``render_pages`` from its context. A pack with options of its own overrides
-:meth:`TemplatedPack.parse` (the invoice pack does).
+A subclass sets ``name``, ``archetypes``, ``steps`` and ``max_lines`` and gets every member
+of the pack protocol: its golden tables (its own, the document table first, then the
+shared page tables, each with its role), the shared run options (:mod:`.options`), the
+preflight check of the browser, its templates from its own package's ``templates/``
+folder (:mod:`.templates`) and one ``TemplatedSession`` per task, opened with the task's
+``chromium_path`` and ``render_pages`` from its context. A pack with options of its own
+overrides :meth:`TemplatedPack.parse` (the invoice pack does).
 """
 
 from __future__ import annotations

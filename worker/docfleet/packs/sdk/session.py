@@ -35,9 +35,12 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class PrintedDocument:
     """What :meth:`DocumentSteps.rows` learns of a printed document: its page count, the
-    first page's size in points after capture (``size``; the ``pages`` table's), the final
-    file's first MediaBox as written (``media_box``; ``size`` where the pattern is not
-    found) and the layout the browser measured."""
+    first page's size in points after capture (``size``: what the ``pages`` table has),
+    the final file's first MediaBox as its text writes it (``media_box``; ``size`` where
+    the text is not ``[0 0 W H]``) and the layout the browser measured. A new pack's
+    document table records ``size``; the receipt, purchase-order and statement packs
+    record ``media_box`` (unrounded: ``227.03999`` where ``size`` is ``227.04``), as they
+    always have, so their runs keep their bytes."""
 
     pages: int
     size: tuple[float, float]
