@@ -66,7 +66,7 @@ from rich.table import Table
 from docfleet.export.diversity import SPECS
 from docfleet.export.printed import normalise, scan, shape
 from docfleet.export.reader import RunReader
-from docfleet.packs.templated import MINOR_UNITS
+from docfleet.packs.sdk.money import MINOR_UNITS
 
 RESULTS = Path(__file__).parent / "results"
 #: side → the locales of its run: train; unseen with the sibling locales (the same

@@ -262,5 +262,5 @@ def test_a_task_config_error_inside_a_unit_burns_no_attempt(tmp_path: Path) -> N
     assert result.returncode == 2
     assert_one_clear_line(result, "DOCFLEET_BENCH_CRASH_INDEXES='3,x'", tmp_path)
     store = open_state_store(f"sqlite:///{tmp_path}/s.db")
-    # the pack's preflight finds the knob before planning: nothing planned, nothing burnt
+    # the pack's settings load before planning: the knob is found, nothing planned or burnt
     assert store.get_run("r1") is None and store.units("r1") == []

@@ -28,7 +28,7 @@ from docfleet.export.printed import (
 )
 from docfleet.export.reader import RunReader
 from docfleet.packs import available_packs, load_pack
-from docfleet.packs.templated import MINOR_UNITS
+from docfleet.packs.sdk.money import MINOR_UNITS
 from support.needs import require
 
 # --------------------------------------------------------------------------- recognisers

@@ -47,7 +47,7 @@ def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr
     # the build stage's last step: every shipped template compiled into the image's cache
-    warm = subprocess.run([str(venv / "bin" / "python"), "-m", "docfleet.render.template_cache"],
+    warm = subprocess.run([str(venv / "bin" / "python"), "-m", "docfleet.packs.template_cache"],
                           env={**os.environ, "DOCFLEET_TEMPLATE_CACHE": str(_template_cache(venv))},
                           capture_output=True, text=True, timeout=300)
     assert warm.returncode == 0, warm.stderr

@@ -14,7 +14,8 @@ import pytest
 from docfleet.core.settings import CHROMIUM_CANDIDATES, load_settings
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
-from docfleet.packs.invoice.pack import BATCH, InvoiceSession
+from docfleet.packs.invoice.pack import InvoiceSession
+from docfleet.packs.sdk.printing import BATCH
 from docfleet.render.browser import Chromium, RenderError
 from support.needs import require
 from support.pdftext import normalise, text_in_boxes

@@ -28,13 +28,14 @@ from stdnum.us import ein as us_ein
 
 from docfleet.catalogue.artifact import Catalogue, CatalogueEntry
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
-from docfleet.packs.invoice.identifiers import LEGAL_FORMS
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
-from docfleet.packs.invoice.products import PRODUCT_LINES
-from docfleet.packs.invoice.records import Invoice, cents
+from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.invoice.source import InvoiceSource
+from docfleet.packs.sdk.identifiers import LEGAL_FORMS
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.money import cents
+from docfleet.packs.sdk.products import PRODUCT_LINES
 
 RECORDS = 3000
 

@@ -17,9 +17,9 @@ import pytest
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from support.capturegeom import assert_boxes_on_ink
 from support.needs import require

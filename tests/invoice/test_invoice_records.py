@@ -14,13 +14,15 @@ import pytest
 from markupsafe import escape
 
 from docfleet.core.errors import ConfigError
+from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs import load_pack
-from docfleet.packs.base import DocumentSource, TemplatedPack
-from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.base import DocumentSource, pack_context
 from docfleet.packs.invoice.options import parse_options
-from docfleet.packs.invoice.records import ReconciliationError, cents
 from docfleet.packs.invoice.source import InvoiceSource
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.money import ReconciliationError, cents
+from docfleet.packs.sdk.pack import TemplatedPack
 
 ALL = parse_options({})
 MANY_LINES = parse_options({"lines": "1-60"})
@@ -116,7 +118,7 @@ def test_same_index_same_record_and_rows_across_processes() -> None:
 def test_html_format_golden_rows_fit_the_schemas() -> None:
     pack = load_pack("invoice")
     options = pack.validate_options({"format": "html"})
-    session = pack.open(options)
+    session = pack.open(options, pack_context(pack, "html-run", load_settings()))
     try:
         docs = list(session.render("html-run", range(8)))
     finally:

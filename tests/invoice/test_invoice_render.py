@@ -24,10 +24,11 @@ from docfleet.core.seeding import document_seed
 from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.invoice.labels import LABELS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.schema import TABLES
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from docfleet.render.scan import ScanParams
 from support.needs import require
@@ -194,7 +195,7 @@ def test_multi_page_invoices_split_lines_and_repeat_the_header(chromium: Chromiu
         number_pages = {r["page"] for r in fields if r["field"] == "invoice_number"}
         assert number_pages == set(range(1, pages + 1)), archetype
         assert {r["page"] for r in fields if r["field"] == "total"} == {pages}
-        labels = JURISDICTIONS[invoice["locale"]].labels
+        labels = LABELS[JURISDICTIONS[invoice["locale"]].language]
         texts = page_texts(pdf_of(doc))
         for k, text in enumerate(texts, start=1):
             assert squash(f"{labels['page']} {k} {labels['of']} {pages}") in squash(text)

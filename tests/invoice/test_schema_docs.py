@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docfleet.packs.invoice.schema import COLUMN_DOCS, TABLES, TOKENISATION
+from docfleet.packs.invoice.schema import COLUMN_DOCS, TABLES
+from docfleet.packs.sdk.schema import TOKENISATION
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "schema.md"
 

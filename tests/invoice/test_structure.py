@@ -15,10 +15,10 @@ from pypdf import PdfReader
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.invoice.source import InvoiceSource
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from support.needs import require
 from support.pdftext import page_texts

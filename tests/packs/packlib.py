@@ -12,13 +12,14 @@ import pyarrow.parquet as pq
 
 from docfleet.packs.bank_statement import BankStatementPack
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.purchase_order import PurchaseOrderPack
 from docfleet.packs.receipt import ReceiptPack
-from docfleet.packs.templated import StepsPack, round_money
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.money import round_money
+from docfleet.packs.sdk.pack import TemplatedPack
 from support.pdftext import normalise
 
-PACKS: dict[str, StepsPack] = {
+PACKS: dict[str, TemplatedPack] = {
     "receipt": ReceiptPack(),
     "purchase_order": PurchaseOrderPack(),
     "bank_statement": BankStatementPack(),

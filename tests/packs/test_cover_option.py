@@ -13,10 +13,11 @@ import pytest
 from packlib import PACKS
 
 from docfleet.core.errors import ConfigError
-from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.packs.invoice.options import CONDITIONS, parse_options
+from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.pack import InvoicePack
 from docfleet.packs.invoice.source import InvoiceSource
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.options import CONDITIONS
 
 ALL_PACKS: dict[str, Any] = {"invoice": InvoicePack(), **PACKS}
 

@@ -14,7 +14,7 @@ from packlib import PACKS, head
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from support.capturegeom import assert_boxes_on_ink
 from support.needs import require

@@ -17,7 +17,7 @@ import pytest
 from packlib import CHECKS, HEAD, PACKS
 
 from docfleet.core.settings import load_settings
-from docfleet.packs.invoice.locales import JURISDICTIONS
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from support.needs import require
 
 TOTAL = 40

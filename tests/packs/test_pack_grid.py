@@ -23,11 +23,11 @@ from packlib import CHECKS, HEAD, PACKS, glyphs
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.bank_statement.context import LABELS as STATEMENT_LABELS
-from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.packs.invoice.locales import LABELS as INVOICE_LABELS
-from docfleet.packs.invoice.options import CONDITIONS
+from docfleet.packs.invoice.labels import LABELS as INVOICE_LABELS
 from docfleet.packs.purchase_order.context import LABELS as ORDER_LABELS
 from docfleet.packs.receipt.context import LABELS as RECEIPT_LABELS
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.options import CONDITIONS
 from support.needs import require
 from support.pdftext import page_texts, text_in_boxes
 

@@ -14,7 +14,8 @@ from stdnum import iban as stdnum_iban
 from docfleet.core.errors import ConfigError
 from docfleet.packs import available_packs, load_pack
 from docfleet.packs.bank_statement.records import DOMESTIC
-from docfleet.packs.banking import (
+from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.packs.sdk.banking import (
     aba_valid,
     account_for,
     domestic_valid,
@@ -23,17 +24,14 @@ from docfleet.packs.banking import (
     random_iban,
     rib_key,
 )
-from docfleet.packs.invoice import schema as invoice_schema
-from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
-from docfleet.packs.templated import ReconciliationError, columns
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.money import ReconciliationError
+from docfleet.packs.sdk.schema import LAYOUT_TABLES
+from docfleet.packs.sdk.text import columns
 
 N = 60
-#: the page-layout tables every pack writes exactly as the invoice pack does
-LAYOUT = {"fields": invoice_schema.FIELDS, "words": invoice_schema.WORDS,
-          "lines": invoice_schema.LINES, "labels": invoice_schema.LABELS,
-          "links": invoice_schema.LINKS, "cells": invoice_schema.CELLS,
-          "pages": invoice_schema.PAGES}
+#: the page-layout tables every pack writes, the SDK's
+LAYOUT = LAYOUT_TABLES
 
 
 def records(name: str, n: int = N, **options: str) -> list:
@@ -227,10 +225,11 @@ def test_a_locale_added_later_is_accepted_with_its_currency_rules(
 ) -> None:
     """A locale the packs have no words for (here a stand-in ja-JP unless the invoice pack
     has the real one) renders with English labels, whole-yen money and a domestic account."""
-    from docfleet.packs.invoice import locales
+    from docfleet.packs.invoice.labels import LABELS
+    from docfleet.packs.sdk import locales
 
     if "ja-JP" not in JURISDICTIONS:
-        monkeypatch.setitem(locales.LABELS, "ja", locales.LABELS["en"])
+        monkeypatch.setitem(LABELS, "ja", LABELS["en"])
         monkeypatch.setitem(locales.MONTHS, "ja", locales.MONTHS["en"])
         monkeypatch.setitem(JURISDICTIONS, "ja-JP", locales.Jurisdiction(
             "ja-JP", "ja_JP", "ja", "JPY", "¥", True, ",", ".", "消費税",

@@ -21,8 +21,8 @@ from pypdf import PdfReader
 from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from docfleet.render.layout import PX_TO_PT
 from support.needs import require

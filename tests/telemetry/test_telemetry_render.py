@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from docfleet.core.settings import load_settings
-from docfleet.packs.invoice.pack import BATCH
+from docfleet.packs.sdk.printing import BATCH
 from support.fleet import start_worker, wait_all, worker_env
 from support.needs import require
 

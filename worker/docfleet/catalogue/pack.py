@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from docfleet.catalogue.plan import CatalogueOptions, parse_options
 from docfleet.core.errors import ConfigError
-from docfleet.packs.base import PackContext, RenderedDocument
+from docfleet.packs.base import GoldenTables, Pack, PackContext, RenderedDocument
 
 TABLE = "entries"
 SCHEMA = pa.schema([
@@ -40,9 +40,8 @@ class CatalogueSession:
         from docfleet.catalogue.budget import BudgetGuard
         from docfleet.catalogue.complete import CallSettings, ItemCompleter
         from docfleet.catalogue.llm import litellm_module
-        from docfleet.catalogue.settings import CatalogueSettings
 
-        task = CatalogueSettings.load(**context.pack_settings)
+        task = context.pack_settings  # CatalogueSettings (CataloguePack.load_settings)
         self.options = options
         self.context = context
         self.loop = asyncio.new_event_loop()
@@ -98,28 +97,34 @@ def _count(values: Any) -> dict[str, int]:
     return out
 
 
-class CataloguePack:
-    """``--pack catalogue``; runs of kind ``catalogue``."""
+class CataloguePack(Pack):
+    """``--pack catalogue``; runs of kind ``catalogue``; its session takes the task's
+    state store (the shared budget and quarantine)."""
 
     name = "catalogue"
     kind = "catalogue"
-    uses_context = True
+    uses_store = True
 
-    def tables(self, options: Mapping[str, Any]) -> dict[str, pa.Schema]:
-        return {TABLE: SCHEMA}
+    def tables(self, options: Mapping[str, Any]) -> GoldenTables:
+        return GoldenTables({TABLE: SCHEMA}, document=TABLE, key="item")
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         return parse_options(options).to_dict()
 
-    def preflight(self, options: Mapping[str, Any]) -> None:
-        """Before planning: the task-local ``DOCFLEET_CATALOGUE_*`` settings are valid."""
+    def load_settings(self, environ: Mapping[str, str], overrides: Mapping[str, Any]
+                      ) -> Any:
+        """The task-local ``DOCFLEET_CATALOGUE_*`` settings (a
+        :class:`~docfleet.catalogue.settings.CatalogueSettings`) with a command's flags
+        (``catalogue build --concurrency 16``) on top; :class:`ConfigError` for a bad one,
+        before a run is planned."""
         from docfleet.catalogue.settings import CatalogueSettings
 
-        CatalogueSettings.load()
+        prefix = "DOCFLEET_CATALOGUE_"
+        given = {k[len(prefix):].lower(): v for k, v in environ.items() if k.startswith(prefix)}
+        return CatalogueSettings.load(**{**given, **overrides})
 
-    def open(self, options: Mapping[str, Any], context: PackContext | None = None
-             ) -> CatalogueSession:
-        if context is None:
-            raise ConfigError("the catalogue pack needs the worker's context (a state store "
-                              "for its budget)", "run it with docfleet work / catalogue build")
+    def open(self, options: Mapping[str, Any], context: PackContext) -> CatalogueSession:
+        if context.store is None:
+            raise ConfigError("the catalogue pack needs the worker's state store (for its "
+                              "budget)", "run it with docfleet work / catalogue build")
         return CatalogueSession(parse_options(options), context)

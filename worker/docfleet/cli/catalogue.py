@@ -123,7 +123,8 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     log = setup_logging(settings.log_format if tasks == 1 else "text",
                         settings.log_level if tasks == 1 else "WARNING")
     spec = resolve_spec(settings, store, tasks, log)
-    check_ready(spec, store)  # a bad DOCFLEET_CATALOGUE_* setting: said once, nothing planned
+    # a bad DOCFLEET_CATALOGUE_* setting: said once, nothing planned
+    check_ready(spec, store, settings, task_flags)
     blob = open_blob_store(settings.out)
     if tasks == 1:
         from docfleet.kernel.task import run_task

@@ -42,12 +42,11 @@ def _describe(reader: RunReader) -> dict[str, Any]:
         return {}
     try:
         from docfleet.packs import load_pack
-        from docfleet.packs.base import describe
 
         loaded = load_pack(pack)
     except Exception:  # a pack this installation lacks: types only
         return {}
-    return describe(loaded)
+    return loaded.describe()
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from typing import Any
 
 from docfleet.core.errors import ConfigError
 from docfleet.core.models import RunSpec
 from docfleet.core.settings import Settings
 from docfleet.kernel.planner import check_plannable, choose_unit_size
 from docfleet.packs import load_pack
-from docfleet.packs.base import preflight, run_kind
+from docfleet.packs.base import pack_context
 from docfleet.state.base import CoordinationStore
 
 
@@ -44,7 +46,7 @@ def resolve_spec(
             unit_size = choose_unit_size(settings.total, tasks)
     spec = RunSpec(
         run_id=run_id, total=settings.total, unit_size=unit_size, pack=pack.name,
-        kind=run_kind(pack), max_attempts=settings.max_attempts,
+        kind=pack.kind, max_attempts=settings.max_attempts,
         options=options,
     )
     check_plannable(spec)
@@ -54,14 +56,19 @@ def resolve_spec(
     return spec
 
 
-def check_ready(spec: RunSpec, store: CoordinationStore) -> None:
+def check_ready(spec: RunSpec, store: CoordinationStore, settings: Settings,
+                pack_settings: Mapping[str, Any] | None = None) -> None:
     """Check, before anything is planned, what this machine needs to work ``spec``: the
-    pack's own ``preflight(options)`` (its browser, a catalogue it reads), if it has one.
-    Skipped for a run that is already COMPLETED (there is nothing left to work). Raises
-    :class:`ConfigError` naming what is missing and how to fix it; writes nothing."""
+    pack's settings load (``pack_settings``: a command's flags over the environment) and
+    its ``preflight(options, context)`` passes (its browser, a catalogue it reads; the
+    context has no store). Skipped for a run that is already COMPLETED (there is nothing
+    left to work). Raises :class:`ConfigError` naming what is missing and how to fix it;
+    writes nothing."""
     from docfleet.core.models import RunState
 
     existing = store.get_run(spec.run_id)
     if existing is not None and existing.state == RunState.COMPLETED:
         return
-    preflight(load_pack(spec.pack), spec.options)
+    pack = load_pack(spec.pack)
+    pack.preflight(spec.options, pack_context(pack, spec.run_id, settings,
+                                              overrides=pack_settings))

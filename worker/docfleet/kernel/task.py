@@ -29,8 +29,9 @@ def run_task(
     """Work run ``spec`` as one task of the fleet in this process: logs bound to the task,
     SIGTERM/SIGINT handlers installed, the worker run inside the ``docfleet.task`` root
     span (tracing set up from ``settings.trace``, flushed before returning). Returns the
-    task's exit code; leaves ``store`` open. ``pack_settings`` are task-local settings for
-    a pack that takes its context (:attr:`PackContext.pack_settings`)."""
+    task's exit code; leaves ``store`` open. ``pack_settings``: a command's flags for
+    the pack's own settings (the pack loads them over the environment into
+    :attr:`PackContext.pack_settings`)."""
     from docfleet.kernel.worker import Worker
     from docfleet.packs import load_pack
 
@@ -60,7 +61,7 @@ def work(settings: Settings) -> int:
     store = open_state_store(settings.state)
     blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, identity.count, log)
-    check_ready(spec, store)  # a setup error found here never plans the run
+    check_ready(spec, store, settings)  # a setup error found here never plans the run
     code = run_task(settings, spec, store, blob, log, identity)
     store.close()
     return code

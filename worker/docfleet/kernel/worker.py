@@ -37,7 +37,7 @@ from docfleet.kernel import pacing
 from docfleet.kernel.claimbatch import BatchSizer, batch_window
 from docfleet.kernel.lease import LeaseKeeper, LeaseWatch
 from docfleet.kernel.planner import ensure_planned
-from docfleet.packs.base import DocumentPack, PackContext, PackSession, uses_context
+from docfleet.packs.base import DocumentPack, PackSession, pack_context
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
 from docfleet.state.optional import (
@@ -622,16 +622,11 @@ class Worker:
 
     def _session_for_work(self) -> PackSession:
         if self._session is None:
-            if uses_context(self.pack):
-                context = PackContext(self.store, self.spec.run_id, self.identity.owner,
-                                      self.settings, self.log, self.stop,
-                                      self.pack_settings)
-                # a pack that declares uses_context takes open(options, context=...);
-                # the DocumentPack protocol states the plain open(options) of all packs
-                self._session = self.pack.open(  # type: ignore[call-arg]
-                    self.spec.options, context=context)
-            else:
-                self._session = self.pack.open(self.spec.options)
+            # the pack's settings loaded once for the task; the store only if it uses one
+            context = pack_context(self.pack, self.spec.run_id, self.settings,
+                                   overrides=self.pack_settings, store=self.store,
+                                   owner=self.identity.owner, log=self.log, stop=self.stop)
+            self._session = self.pack.open(self.spec.options, context)
         return self._session
 
     def _produce(self, claim: Claim, keeper: LeaseKeeper) -> UnitOutcome:

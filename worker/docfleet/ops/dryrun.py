@@ -59,7 +59,6 @@ def dry_run_plan(settings: Settings, tasks: int) -> DryRunPlan:
     :class:`ConfigError` / :class:`RunConflictError` as a real run would."""
     from docfleet.kernel.runspec import require_run_id, resolve_spec
     from docfleet.packs import load_pack
-    from docfleet.packs.base import cost as pack_cost
     from docfleet.state.base import check_fingerprint
 
     require_run_id(settings)
@@ -67,7 +66,7 @@ def dry_run_plan(settings: Settings, tasks: int) -> DryRunPlan:
     spec = resolve_spec(settings, store, tasks, logging.getLogger("docfleet.dryrun"))
     if existing is not None:
         check_fingerprint(existing, spec)
-    cost = pack_cost(load_pack(spec.pack), spec.options)
+    cost = load_pack(spec.pack).cost(spec.options)
     return DryRunPlan(spec, tasks, existing.state.value if existing else None, cost,
                       settings.state, settings.out)
 

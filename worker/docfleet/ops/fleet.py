@@ -73,7 +73,7 @@ def prepare_fleet(settings: Settings, store: CoordinationStore, tasks: int,
     existing = store.get_run(spec.run_id)
     if existing is not None:
         check_fingerprint(existing, spec)
-    check_ready(spec, store)
+    check_ready(spec, store, settings)
     return spec
 
 

@@ -1,5 +1,5 @@
-"""Jinja2 HTML: the templates shipped as package data, and the printer that marks every
-golden value in the page.
+"""Jinja2 HTML: a pack's templates (through the loader the pack gives), and the printer
+that marks every golden value in the page.
 
 A template prints a golden value only through ``F(field)``, which wraps the exact text
 in ``<span data-field=… data-line=… data-occ=…>`` and records the printing, so the list
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup, escape
@@ -19,7 +18,7 @@ from markupsafe import Markup, escape
 from docfleet.telemetry import traced
 
 if TYPE_CHECKING:
-    from jinja2 import Environment
+    from jinja2 import BaseLoader, Environment
 
 
 @dataclass(frozen=True)
@@ -68,31 +67,48 @@ class FieldPrinter:
         )
 
 
-@cache
-def environment() -> Environment:
-    """The shared Jinja environment over ``docfleet/render/templates`` (strict undefined:
-    a missing context key is an error, never an empty string on the page), with compiled
-    templates cached on disk (:mod:`docfleet.render.template_cache`). Jinja is imported
-    here, not with the module: a process that only validates options never pays for it."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+class Templates:
+    """A pack's templates: one Jinja environment over the ``loader`` the pack gives (its
+    own package's templates: :func:`docfleet.packs.sdk.templates.pack_templates`), with
+    strict undefined (a missing context key is an error, never an empty string on the
+    page) and compiled templates cached on disk (:mod:`docfleet.render.template_cache`).
+    Jinja is imported when the environment is first used, not with the module: a process
+    that only validates options never pays for it."""
 
-    from docfleet.render.template_cache import bytecode_cache
+    def __init__(self, loader: BaseLoader) -> None:
+        self.loader = loader
+        self._environment: Environment | None = None
 
-    return Environment(
-        loader=PackageLoader("docfleet.render", "templates"),
-        bytecode_cache=bytecode_cache(),
-        autoescape=select_autoescape(["html", "j2"], default=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    @property
+    def environment(self) -> Environment:
+        if self._environment is None:
+            from jinja2 import Environment, StrictUndefined, select_autoescape
+
+            from docfleet.render.template_cache import bytecode_cache
+
+            self._environment = Environment(
+                loader=self.loader,
+                bytecode_cache=bytecode_cache(),
+                autoescape=select_autoescape(["html", "j2"], default=True),
+                undefined=StrictUndefined,
+                trim_blocks=True,
+                lstrip_blocks=True,
+                keep_trailing_newline=True,
+            )
+        return self._environment
+
+    def render(self, template: str, context: dict[str, Any]) -> tuple[str, list[PrintedField]]:
+        """Render ``template`` with ``context`` (plus ``F``); return the HTML and the fields
+        it printed, in document order."""
+        return render_html(self, template, context)
 
 
-@traced("docfleet.render.html", lambda template, context: {"docfleet.render.template": template})
-def render_html(template: str, context: dict[str, Any]) -> tuple[str, list[PrintedField]]:
-    """Render ``template`` with ``context`` (plus ``F``); return the HTML and the fields
-    it printed, in document order."""
+@traced("docfleet.render.html", lambda templates, template, context: {
+    "docfleet.render.template": template})
+def render_html(templates: Templates, template: str, context: dict[str, Any]
+                ) -> tuple[str, list[PrintedField]]:
+    """Render ``template`` of ``templates`` with ``context`` (plus ``F``); return the HTML
+    and the fields it printed, in document order."""
     printer = FieldPrinter()
-    html = environment().get_template(template).render(**context, F=printer)
+    html = templates.environment.get_template(template).render(**context, F=printer)
     return html, printer.printed

@@ -7,7 +7,8 @@ Python source and compiles it. This cache stores the compiled code per template 
 ``~/.cache/docfleet/templates``; ``off`` disables it). An entry is keyed by the
 template's name and path and checked against its source's checksum and the Python
 version, so an edited template or another interpreter never uses a stale entry. The
-image warms it at build time: ``python -m docfleet.render.template_cache``.
+image warms it at build time for every installed pack: ``python -m
+docfleet.packs.template_cache``.
 
 A cache never fails a render: a missing, read-only or unwritable directory and a
 corrupt entry all fall back to compiling (an entry that does not load is ignored;
@@ -75,8 +76,3 @@ def warm(environment: Environment) -> int:
         environment.get_template(name)
     return len(names)
 
-
-if __name__ == "__main__":  # the image's build step: compile every shipped template once
-    from docfleet.render.html import environment
-
-    print(f"{warm(environment())} templates compiled into {cache_dir()}")

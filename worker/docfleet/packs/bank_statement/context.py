@@ -1,4 +1,4 @@
-"""Bank statement → render context, paginated with the invoice pack's paginator: page 1
+"""Bank statement → render context, paginated with the SDK's paginator: page 1
 opens with the opening balance, each later page with the balance brought forward, each
 page but the last ends with the balance carried forward, the last with the summary."""
 
@@ -9,21 +9,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from docfleet.packs.bank_statement.records import BankStatement, Transaction
-from docfleet.packs.invoice.archetypes import FORM, MONO, SANS, SERIF, Archetype, paginate
-from docfleet.packs.invoice.context import PALETTES
-from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction
-from docfleet.packs.templated import labels_for, money_field, text_field
+from docfleet.packs.sdk.fields import money_field, text_field
+from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction
+from docfleet.packs.sdk.pages import Archetype, paginate
+from docfleet.packs.sdk.style import FORM, MONO, PALETTES, SANS, SERIF
+from docfleet.packs.sdk.text import labels_for
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
 #: ``next_top`` includes the brought-forward row, ``bottom`` the carried-forward row
 BS_ARCHETYPES: dict[str, Archetype] = {
-    "retail": Archetype("retail", "bank_statement/retail.html.j2", SANS, row_height=28,
+    "retail": Archetype("retail", "retail.html.j2", SANS, row_height=28,
                         first_top=470, next_top=200, bottom=150, totals_base=150, tax_row=0),
-    "ledger": Archetype("ledger", "bank_statement/ledger.html.j2", FORM + MONO[:1],
+    "ledger": Archetype("ledger", "ledger.html.j2", FORM + MONO[:1],
                         row_height=22, first_top=400, next_top=180, bottom=130,
                         totals_base=150, tax_row=0),
-    "private": Archetype("private", "bank_statement/private.html.j2", SERIF, row_height=30,
+    "private": Archetype("private", "private.html.j2", SERIF, row_height=30,
                          first_top=500, next_top=200, bottom=160, totals_base=90,
                          tax_row=0),
 }

@@ -13,14 +13,19 @@ from docfleet.packs.bank_statement.context import BS_ARCHETYPES, build_context, 
 from docfleet.packs.bank_statement.records import BankStatement
 from docfleet.packs.bank_statement.schema import TABLES
 from docfleet.packs.bank_statement.source import BankStatementSource
-from docfleet.packs.templated import PackOptions, StepsPack, document_meta
+from docfleet.packs.sdk.options import PackOptions
+from docfleet.packs.sdk.pack import TemplatedPack
+from docfleet.packs.sdk.rows import document_meta
+from docfleet.packs.sdk.session import PrintedDocument
 
 MAX_TRANSACTIONS = 300
 
 
 class BankStatementSteps:
     tables: dict[str, pa.Schema] = TABLES
-    line_field = "description"
+    #: printed values an annotator highlights, ticks or circles
+    markable = ("opening_balance", "balance", "balance_carried_forward", "closing_balance",
+                "statement_number")
 
     def source(self, options: PackOptions) -> BankStatementSource:
         return BankStatementSource(options)
@@ -34,10 +39,12 @@ class BankStatementSteps:
     def context(self, record: BankStatement) -> dict[str, Any]:
         return build_context(record)
 
-    def rows(self, s: BankStatement, pages: int | None, size: tuple[float, float] | None,
-             line_pages: dict[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+    def rows(self, s: BankStatement, printed: PrintedDocument | None
+             ) -> dict[str, list[dict[str, Any]]]:
+        pages = printed.pages if printed else None
+        line_pages = printed.line_pages("description") if printed else None
         head = {
-            **document_meta(s, pages, size),
+            **document_meta(s, pages, printed.media_box if printed else None),
             "statement_number": s.statement_number, "issue_date": s.issue_date,
             "period_start": s.period_start, "period_end": s.period_end,
             "bank_name": s.bank_name, "bank_address": "\n".join(s.bank_address),
@@ -58,7 +65,7 @@ class BankStatementSteps:
         return {"statements": [head], "transactions": txs}
 
 
-class BankStatementPack(StepsPack):
+class BankStatementPack(TemplatedPack):
     """Bank statements with exact golden truth (see the module docstring)."""
 
     name = "bank_statement"

@@ -16,8 +16,8 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from docfleet.packs.banking import domestic_valid, iban_valid
-from docfleet.packs.templated import ReconciliationError, round_money, unique_lines
+from docfleet.packs.sdk.banking import domestic_valid, iban_valid
+from docfleet.packs.sdk.money import ReconciliationError, round_money, unique_lines
 
 #: countries whose statements print a domestic routing + account number (no IBAN)
 DOMESTIC = ("US", "AU", "CA", "JP")

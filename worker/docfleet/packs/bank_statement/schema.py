@@ -1,5 +1,5 @@
-"""The bank-statement pack's golden tables (``fields`` and ``words`` are the invoice
-pack's, with its conventions).
+"""The bank-statement pack's own golden tables (the shared page tables, ``fields``,
+``words``, …, are the SDK's, with its conventions: :mod:`docfleet.packs.sdk.schema`).
 
 - ``statements``: one row per document; money ``decimal128(18, 2)`` in ``currency``;
   ``iban`` as printed (grouped by four) or null where the locale has none (then
@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from docfleet.packs.invoice.schema import MONEY
-from docfleet.packs.templated import meta_fields
+from docfleet.packs.sdk.schema import MONEY, meta_fields
 
 _head, _tail = meta_fields()
 

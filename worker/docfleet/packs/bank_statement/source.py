@@ -11,18 +11,13 @@ from decimal import Decimal
 
 from docfleet.core.seeding import document_rng
 from docfleet.packs.bank_statement.records import BankStatement, Transaction, running
-from docfleet.packs.banking import REAL_BANKS, account_for
-from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.packs.invoice.source import _address, _faker
-from docfleet.packs.templated import (
-    MINOR_UNITS,
-    PackOptions,
-    digits,
-    fit,
-    kinds,
-    round_money,
-)
-from docfleet.telemetry import traced
+from docfleet.packs.sdk.banking import REAL_BANKS, account_for
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.money import MINOR_UNITS, round_money
+from docfleet.packs.sdk.options import PackOptions, kinds
+from docfleet.packs.sdk.parties import address, seeded_faker
+from docfleet.packs.sdk.telemetry import traced
+from docfleet.packs.sdk.text import digits, fit
 
 FIRST_MONTH = dt.date(2023, 1, 1)
 MONTHS = 36
@@ -78,13 +73,12 @@ class BankStatementSource:
         lang = jur.language
         cur = jur.currency
         scale = Decimal(150) if MINOR_UNITS.get(cur, 2) == 0 else Decimal(1)
-        fake = _faker(jur.faker_locale)
-        fake.seed_instance(rng.getrandbits(64))
+        fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
         bank = rng.choice(BANKS.get(lang, BANKS["en"]))
-        bank_address = tuple(fit(a, 40) for a in _address(fake, jur, state, rng))
+        bank_address = tuple(fit(a, 40) for a in address(fake, jur, state, rng))
         holder = fit(fake.name(), 36)
-        holder_address = tuple(fit(a, 40) for a in _address(fake, jur, state, rng))
+        holder_address = tuple(fit(a, 40) for a in address(fake, jur, state, rng))
         account = account_for(rng, locale)
         if account.bic in REAL_BANKS:  # the bank the account number names
             bank = REAL_BANKS[account.bic]

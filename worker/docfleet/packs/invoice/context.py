@@ -1,35 +1,28 @@
-"""Record → render context: every printed golden value becomes a :class:`Field` with its
-exact printed text (formatted by the jurisdiction) and canonical value; the lines are
-split over pages; fonts, colours and the logo come from the seller's style seed."""
+"""Invoice → render context: every printed golden value becomes a :class:`Field` with its
+exact printed text (formatted by the locale) and canonical value; the lines are split
+over pages; fonts, colours and the logo come from the invoice's style seed."""
 
 from __future__ import annotations
 
 import datetime as dt
 import random
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
-from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS, Archetype, paginate
-from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction, canonical
-from docfleet.packs.invoice.records import Invoice, LineItem, Party
+from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
+from docfleet.packs.invoice.labels import LABELS
+from docfleet.packs.invoice.records import Invoice, LineItem
+from docfleet.packs.sdk.fields import money_field, party_fields, unit_price_text
+from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction, canonical
+from docfleet.packs.sdk.pages import Archetype, Page, paginate
+from docfleet.packs.sdk.style import PALETTES
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
-PALETTES = (
-    ("#1f4e79", "#f2a900"), ("#2e7d32", "#a5d6a7"), ("#8e24aa", "#f48fb1"),
-    ("#c62828", "#424242"), ("#00695c", "#ffb300"), ("#283593", "#90caf9"),
-    ("#4e342e", "#d7a86e"), ("#37474f", "#26a69a"), ("#ad1457", "#fce4ec"),
-    ("#0d47a1", "#ef6c00"),
-)
-
 
 @dataclass(frozen=True)
-class Page:
-    number: int
-    count: int
-    lines: list[dict[str, Field | None]]
-    last: bool
+class InvoicePage(Page):
+    """A page of an invoice: its lines may carry a discount column."""
 
     @property
     def discount(self) -> bool:
@@ -38,33 +31,10 @@ class Page:
         return any(line["discount"] for line in self.lines)
 
 
-def _money(jur: Jurisdiction, name: str, amount: Decimal, line: int | None = None) -> Field:
-    return Field(name, jur.money(amount), format(amount, "f"), line)
-
-
-def _party(jur: Jurisdiction, role: str, party: Party) -> dict[str, Any]:
-    def opt(name: str, text: str | None) -> Field | None:
-        return Field(f"{role}_{name}", text, text) if text else None
-
-    address = "\n".join(party.address)
-    return {
-        "name": Field(f"{role}_name", party.name, party.name),
-        "address": Field(f"{role}_address", address, address),
-        "address_lines": len(party.address),
-        "tax_id": opt("tax_id", party.tax_id),
-        "phone": opt("phone", party.phone),
-        "email": opt("email", party.email),
-        "iban": opt("iban", party.iban),
-        "bic": opt("bic", party.bic),
-        "account": opt("account", party.account),
-    }
-
-
 def _line(jur: Jurisdiction, item: LineItem) -> dict[str, Field | None]:
     n = item.line
     qty = jur.number(item.quantity, item.quantity_places)
-    price = jur.number(item.unit_price, item.price_places)
-    price_text = f"{jur.symbol}{price}" if jur.symbol_first else f"{price}\u00a0{jur.symbol}"
+    price_text = unit_price_text(jur, item.unit_price, item.price_places)
     discount = None
     if item.discount_percent:
         discount = Field("discount_percent", jur.percent(item.discount_percent),
@@ -77,7 +47,7 @@ def _line(jur: Jurisdiction, item: LineItem) -> dict[str, Field | None]:
         "unit": Field("unit", item.unit, item.unit, n),
         "unit_price": Field("unit_price", price_text, format(item.unit_price, "f"), n),
         "discount": discount,
-        "amount": _money(jur, "net_amount", item.net_amount, n),
+        "amount": money_field(jur, "net_amount", item.net_amount, n),
         "tax_rate": Field("line_tax_rate", jur.percent(item.tax_rate), canonical(item.tax_rate), n),
     }
 
@@ -106,15 +76,15 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
     width, height = page_size(invoice)
     lines = [_line(jur, item) for item in invoice.lines]
     ranges = line_pages(invoice, spec, height)
-    pages = [Page(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
+    pages = [InvoicePage(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
              for i, r in enumerate(ranges)]
-    labels = jur.labels
+    labels = LABELS[jur.language]
     taxes = [
         {
             "label": f"{jur.tax_name}",
             "rate": Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k),
-            "base": _money(jur, "tax_base", t.base, k),
-            "amount": _money(jur, "tax_amount", t.amount, k),
+            "base": money_field(jur, "tax_base", t.base, k),
+            "amount": money_field(jur, "tax_amount", t.amount, k),
         }
         for k, t in enumerate(invoice.taxes, start=1)
     ]
@@ -160,8 +130,8 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         "L": labels,
         "tax_name": jur.tax_name,
         "terms": invoice.terms or labels["terms"].format(days=invoice.payment_days),
-        "seller": _party(jur, "seller", invoice.seller),
-        "buyer": _party(jur, "buyer", invoice.buyer),
+        "seller": party_fields("seller", invoice.seller),
+        "buyer": party_fields("buyer", invoice.buyer),
         "invoice_number": Field("invoice_number", invoice.invoice_number,
                                 invoice.invoice_number),
         "issue_date": Field("issue_date", date(invoice.issue_date),
@@ -171,10 +141,10 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         if invoice.po_number else None,
         "pages": pages,
         "show_line_tax": len(invoice.taxes) > 1,
-        "subtotal": _money(jur, "subtotal", invoice.subtotal),
-        "discount_total": _money(jur, "discount_total", invoice.discount_total)
+        "subtotal": money_field(jur, "subtotal", invoice.subtotal),
+        "discount_total": money_field(jur, "discount_total", invoice.discount_total)
         if invoice.discount_total else None,
         "taxes": taxes,
-        "tax_total": _money(jur, "tax_total", invoice.tax_total),
-        "total": _money(jur, "total", invoice.total),
+        "tax_total": money_field(jur, "tax_total", invoice.tax_total),
+        "total": money_field(jur, "total", invoice.total),
     }

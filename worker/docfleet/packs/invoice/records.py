@@ -17,30 +17,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 
-CENT = Decimal("0.01")
-
-
-class ReconciliationError(ValueError):
-    """An invoice's amounts do not add up; it must never be rendered."""
-
-
-def cents(value: Decimal, places: int = 2) -> Decimal:
-    """``value`` rounded half-up to ``places`` decimals (the currency's minor unit)."""
-    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
-
-
-@dataclass(frozen=True)
-class Party:
-    name: str
-    address: tuple[str, ...]  # printed lines
-    tax_id: str | None
-    phone: str
-    email: str
-    iban: str | None = None
-    bic: str | None = None
-    account: str | None = None  # en-US: "Routing 011152442 · Account 92668587840057"
+from docfleet.packs.sdk.money import ReconciliationError, cents
+from docfleet.packs.sdk.parties import Party
 
 
 @dataclass(frozen=True)

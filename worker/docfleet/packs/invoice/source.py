@@ -9,71 +9,39 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import unicodedata
 from decimal import Decimal
-from functools import cache
 from typing import Any
 
-from faker import Faker
-
 from docfleet.core.seeding import document_rng, document_seed
-from docfleet.dataset.splits import assign_groups, split_of
-from docfleet.packs.invoice import identifiers
-from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
-from docfleet.packs.invoice.options import InvoiceOptions, choose
-from docfleet.packs.invoice.products import PRODUCT_LINES, UNIT_PLACES, UNITS, Product
-from docfleet.packs.invoice.records import (
-    Invoice,
-    LineItem,
-    Party,
-    build_line,
-    cents,
-    tax_lines,
+from docfleet.packs.invoice.options import InvoiceOptions
+from docfleet.packs.invoice.records import Invoice, LineItem, build_line, tax_lines
+from docfleet.packs.sdk.catalogue import load_catalogue
+from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
+from docfleet.packs.sdk.money import cents
+from docfleet.packs.sdk.options import choose
+from docfleet.packs.sdk.parties import Party, party, seeded_faker
+from docfleet.packs.sdk.products import (
+    PRODUCT_LINES,
+    UNITS,
+    Product,
+    draw_quantity,
+    draw_unit_price,
 )
-from docfleet.telemetry import traced
+from docfleet.packs.sdk.splits import assign_groups, split_of
+from docfleet.packs.sdk.telemetry import traced
+from docfleet.packs.sdk.text import digits
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
 DISCOUNTS = (Decimal(5), Decimal(10), Decimal("12.5"), Decimal(15))
 
 
-@cache
-def _faker(locale: str) -> Faker:
-    """One Faker per locale. Arabic names lose their harakat (vowel marks: تمّام → تمام),
-    as business documents print them; the name lists keep their length and order, so
-    every draw picks the same name."""
-    fake = Faker(locale)
-    if locale.startswith("ar"):
-        for provider in fake.providers:
-            for attr in ("first_names", "first_names_male", "first_names_female",
-                         "last_names", "prefixes_male", "prefixes_female"):
-                names = getattr(provider, attr, None)
-                if isinstance(names, tuple | list):
-                    setattr(provider, attr, tuple(_plain(n) for n in names))
-    return fake
-
-
-def _plain(text: str) -> str:
-    return "".join(c for c in text if not unicodedata.combining(c))
-
-
-def _digits(rng: random.Random, n: int) -> str:
-    return "".join(str(rng.randrange(10)) for _ in range(n))
-
-
-#: unit prices are drawn in "USD-like" ranges and scaled into the currency
-PRICE_SCALE: dict[str, Decimal] = {"JPY": Decimal(150)}
 #: USD per unit, for the converted totals of multi-currency invoices
 USD_PER_UNIT: dict[str, Decimal] = {
     "USD": Decimal(1), "EUR": Decimal("1.08"), "GBP": Decimal("1.27"), "CHF": Decimal("1.12"),
     "AUD": Decimal("0.66"), "CAD": Decimal("0.74"), "JPY": Decimal("0.0067"),
     "SAR": Decimal("0.2667"),
 }
-SA_STREETS = ("طريق الملك فهد", "شارع العليا", "طريق الملك عبدالعزيز", "شارع التحلية",
-              "طريق الأمير سلطان", "شارع الأمير محمد بن عبدالعزيز", "طريق الدمام")
-SA_DISTRICTS = ("حي العليا", "حي الملز", "حي الروضة", "حي النخيل", "حي السليمانية",
-                "حي الشاطئ", "حي الفيصلية")
-SA_CITIES = ("الرياض", "جدة", "الدمام", "مكة المكرمة", "الخبر", "المدينة المنورة")
 REASONS: dict[str, tuple[str, ...]] = {
     "en": ("Goods returned", "Price correction", "Damaged in transit", "Duplicate billing"),
     "fr": ("Retour de marchandise", "Correction de prix", "Avarie de transport"),
@@ -84,67 +52,6 @@ REASONS: dict[str, tuple[str, ...]] = {
 CREDIT_PREFIX = {"en": "CN", "fr": "AV", "de": "GS", "ja": "HN", "ar": "CN"}
 
 
-def _address(fake: Faker, jur: Jurisdiction, state: str | None,
-             rng: random.Random) -> tuple[str, ...]:
-    if jur.locale == "ja-JP":
-        block = f"{fake.prefecture()}{fake.city()}{fake.town()}{fake.chome()}{fake.ban()}" \
-                f"{fake.gou()}"
-        building = f"{fake.building_name()}{rng.randint(101, 999)}"
-        return (f"〒{fake.zipcode()}", block, building)
-    if jur.locale == "ar-SA":
-        return (f"{rng.randint(1000, 9999)} {rng.choice(SA_STREETS)}، "
-                f"{rng.choice(SA_DISTRICTS)}",
-                f"{rng.choice(SA_CITIES)} {rng.randint(11000, 34999)}")
-    street = tuple(s.strip() for s in fake.street_address().split("\n") if s.strip())
-    if jur.locale in ("en-AU", "en-CA"):
-        region = fake.state_abbr() if jur.locale == "en-AU" else fake.province_abbr()
-        return (*street, f"{fake.city()} {region} {fake.postcode()}")
-    if jur.locale == "en-US":
-        assert state is not None
-        return (*street, f"{fake.city()}, {state} {fake.zipcode_in_state(state)}")
-    if jur.locale == "en-GB":
-        return (*street, fake.city(), fake.postcode())
-    return (*street, f"{fake.postcode()} {fake.city()}")
-
-
-def _party(rng: random.Random, fake: Faker, jur: Jurisdiction, *, seller: bool,
-           state: str | None) -> tuple[Party, str | None]:
-    """The party and its second registration number (French SIRET) if it has one."""
-    company = seller or rng.random() < 0.8
-    name = identifiers.company_name(rng, fake.last_name(), jur.locale) if company \
-        else fake.name()
-    address = _address(fake, jur, state, rng)
-    tax_id = registration = None
-    if company and (seller or jur.locale not in ("en-US", "en-CA", "en-AU")):
-        tax_id, registration = identifiers.tax_id(rng, jur.locale)
-    phone = identifiers.phone(rng, jur.locale)
-    email = fake.company_email() if company else fake.free_email()
-    iban = bic = account = None
-    if seller:
-        if jur.locale == "en-US":
-            account = f"ABA {fake.aba()} · Acct {_digits(rng, 10)}"
-        elif jur.locale == "en-AU":
-            account = f"BSB {_digits(rng, 3)}-{_digits(rng, 3)} · Acct {_digits(rng, 8)}"
-        elif jur.locale == "en-CA":
-            account = f"Transit {_digits(rng, 5)} · Inst 00{rng.randint(1, 9)} · " \
-                      f"Acct {_digits(rng, 7)}"
-        elif jur.locale == "ja-JP":
-            bank = rng.choice(("三菱UFJ銀行", "みずほ銀行", "三井住友銀行", "りそな銀行"))
-            account = f"{bank} {rng.choice(('本店', '新宿支店', '梅田支店'))} " \
-                      f"普通 {_digits(rng, 7)}"
-        elif jur.locale == "ar-SA":
-            number, bic = identifiers.sa_iban(rng)
-            iban = _group_iban(number)
-        else:
-            iban = _group_iban(fake.iban())
-            bic = fake.swift(length=8 if rng.random() < 0.5 else 11)
-    return Party(name, address, tax_id, phone, email, iban, bic, account), registration
-
-
-def _group_iban(iban: str) -> str:
-    return " ".join(iban[i:i + 4] for i in range(0, len(iban), 4))
-
-
 def _line_count(rng: random.Random, options: InvoiceOptions) -> int:
     if options.lines:
         return rng.randint(*options.lines)
@@ -153,50 +60,14 @@ def _line_count(rng: random.Random, options: InvoiceOptions) -> int:
     return rng.randint(1, 10)
 
 
-def _quantity(rng: random.Random, product: Product) -> tuple[Decimal, int]:
-    """A quantity with the decimals its unit prints: pieces, boxes, seats are whole."""
-    lo, hi = product.quantity
-    spread = rng.random() ** 2
-    places = UNIT_PLACES[product.unit]
-    if product.pricing == "metered" and places:
-        step = Decimal(1).scaleb(-places)
-        raw = Decimal(lo) + (Decimal(hi - lo) * Decimal(str(round(spread, 6))))
-        return max(raw.quantize(step), step), places
-    return Decimal(lo + int((hi - lo) * spread)), 0
-
-
-def _unit_price(rng: random.Random, product: Product, quantity: Decimal,
-                jur: Jurisdiction) -> tuple[Decimal, int]:
-    scale = PRICE_SCALE.get(jur.currency, Decimal(1))
-    whole = jur.places == 0
-    if product.pricing == "tiered":
-        price = Decimal(product.tiers[0][1])
-        for minimum, tier_price in product.tiers:
-            if quantity >= minimum:
-                price = Decimal(tier_price)
-        if scale != 1:
-            price = cents(price * scale, 0 if whole else 2)
-        return price, 0 if whole else 2
-    lo, hi = (Decimal(p) * scale for p in product.price)
-    places = 4 if product.pricing == "metered" else 2
-    if whole:
-        places = 2 if product.pricing == "metered" else 0
-    step = Decimal(1).scaleb(-places)
-    steps = int((hi - lo) / step)
-    price = lo + step * rng.randint(0, steps)
-    if places == 2 and rng.random() < 0.5:  # prices like 24.90, 139.00
-        price = cents(price).quantize(Decimal("0.1"))
-    return price.quantize(step), places
-
-
 def _invoice_number(rng: random.Random, issue: dt.date) -> str:
     style = rng.randrange(4)
     if style == 0:
-        return f"INV-{issue.year}-{_digits(rng, 6)}"
+        return f"INV-{issue.year}-{digits(rng, 6)}"
     if style == 1:
-        return f"F{issue.year}{issue.month:02d}-{_digits(rng, 4)}"
+        return f"F{issue.year}{issue.month:02d}-{digits(rng, 4)}"
     if style == 2:
-        return f"RE-{_digits(rng, 5)}"
+        return f"RE-{digits(rng, 5)}"
     return f"{rng.randint(1000, 99999)}"
 
 
@@ -209,9 +80,7 @@ class InvoiceSource:
             if options.split_by == "template" else {}
         self.catalogue = None
         if options.catalogue:
-            from docfleet.catalogue.artifact import Catalogue
-
-            self.catalogue = Catalogue.load(options.catalogue)
+            self.catalogue = load_catalogue(options.catalogue)
 
     def _description(self, product: Product, line_key: str, jur: Jurisdiction, run_id: str,
                      index: int, number: int) -> str:
@@ -252,12 +121,11 @@ class InvoiceSource:
             rng, index, {"locales": opts.locales, "archetypes": opts.archetypes,
                          "conditions": opts.conditions}, opts.cover)
         jur = JURISDICTIONS[locale]
-        fake = _faker(jur.faker_locale)
-        fake.seed_instance(rng.getrandbits(64))
+        fake = seeded_faker(rng, jur)
         state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
-        seller, registration = _party(rng, fake, jur, seller=True, state=state)
+        seller, registration = party(rng, fake, jur, seller=True, state=state)
         buyer_state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
-        buyer, _ = _party(rng, fake, jur, seller=False, state=buyer_state)
+        buyer, _ = party(rng, fake, jur, seller=False, state=buyer_state)
         rates = dict(jur.rates)
         if state is not None:
             rates["standard"] = US_STATE_RATES[state]
@@ -269,8 +137,8 @@ class InvoiceSource:
         for number in range(1, _line_count(rng, opts) + 1):
             product = products[(number - 1) % len(products)] if number <= len(products) \
                 else rng.choice(products)
-            quantity, qplaces = _quantity(rng, product)
-            price, pplaces = _unit_price(rng, product, quantity, jur)
+            quantity, qplaces = draw_quantity(rng, product)
+            price, pplaces = draw_unit_price(rng, product, quantity, jur)
             discount = rng.choice(DISCOUNTS) if rng.random() < 0.2 else Decimal(0)
             variant = f"{product.code}-{rng.randint(100, 999)}"
             lines.append(build_line(
@@ -287,13 +155,13 @@ class InvoiceSource:
         issue = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
         days = rng.choice((14, 30, 30, 45, 60))
         invoice_number = _invoice_number(rng, issue)
-        po = f"PO-{_digits(rng, 6)}" if rng.random() < 0.5 else None
+        po = f"PO-{digits(rng, 6)}" if rng.random() < 0.5 else None
         total = subtotal + tax_total
         extra: dict[str, Any] = {}
         if archetype == "credit_note":
             extra = {"document_type": "credit_note", "original_invoice": invoice_number,
                      "reason": rng.choice(REASONS[jur.language])}
-            invoice_number = f"{CREDIT_PREFIX[jur.language]}-{issue.year}-{_digits(rng, 5)}"
+            invoice_number = f"{CREDIT_PREFIX[jur.language]}-{issue.year}-{digits(rng, 5)}"
         elif archetype == "multi_currency":
             targets = sorted(c for c in USD_PER_UNIT if c not in (jur.currency, "JPY"))
             fx = rng.choice(targets)

@@ -1,26 +1,27 @@
 """Purchase order → render context (printed golden values as :class:`Field`), paginated
-with the invoice pack's paginator; archetype geometry in :data:`PO_ARCHETYPES`."""
+with the SDK's paginator; archetype geometry in :data:`PO_ARCHETYPES`."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
-from docfleet.packs.invoice.archetypes import FORM, SANS, SERIF, Archetype, paginate
-from docfleet.packs.invoice.context import PALETTES, Page, _party
-from docfleet.packs.invoice.locales import JURISDICTIONS, canonical
 from docfleet.packs.purchase_order.records import OrderLine, PurchaseOrder
-from docfleet.packs.templated import labels_for, money_field, text_field
+from docfleet.packs.sdk.fields import money_field, party_fields, text_field, unit_price_text
+from docfleet.packs.sdk.locales import JURISDICTIONS, canonical
+from docfleet.packs.sdk.pages import Archetype, Page, paginate
+from docfleet.packs.sdk.style import FORM, PALETTES, SANS, SERIF
+from docfleet.packs.sdk.text import labels_for
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
 PO_ARCHETYPES: dict[str, Archetype] = {
-    "standard": Archetype("standard", "purchase_order/standard.html.j2", SANS + SERIF[:1],
+    "standard": Archetype("standard", "standard.html.j2", SANS + SERIF[:1],
                           row_height=24, first_top=460, next_top=160, bottom=120,
                           totals_base=210, tax_row=22),
-    "grid": Archetype("grid", "purchase_order/grid.html.j2", FORM, row_height=24,
+    "grid": Archetype("grid", "grid.html.j2", FORM, row_height=24,
                       first_top=480, next_top=160, bottom=120, totals_base=210, tax_row=22),
-    "banner": Archetype("banner", "purchase_order/banner.html.j2", SERIF + SANS[:1],
+    "banner": Archetype("banner", "banner.html.j2", SERIF + SANS[:1],
                         row_height=26, first_top=470, next_top=170, bottom=110,
                         totals_base=210, tax_row=22),
 }
@@ -107,8 +108,7 @@ def line_pages(po: PurchaseOrder) -> list[range]:
 def _line(po: PurchaseOrder, item: OrderLine) -> dict[str, Field | None]:
     jur = JURISDICTIONS[po.locale]
     n = item.line
-    price = jur.number(item.unit_price, item.price_places)
-    price_text = f"{jur.symbol}{price}" if jur.symbol_first else f"{price}\u00a0{jur.symbol}"
+    price_text = unit_price_text(jur, item.unit_price, item.price_places)
     return {
         "number": text_field("line_number", str(n), n),
         "sku": text_field("sku", item.sku, n),
@@ -145,8 +145,8 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
         "font": font, "font_size": style.choice((11.5, 12, 12.5)), "primary": primary,
         "secondary": secondary, "logo": logo_svg(style.getrandbits(32), primary, secondary),
         "L": L, "tax_name": jur.tax_name,
-        "buyer": _party(jur, "buyer", po.buyer),
-        "supplier": _party(jur, "supplier", po.supplier),
+        "buyer": party_fields("buyer", po.buyer),
+        "supplier": party_fields("supplier", po.supplier),
         "po_number": text_field("po_number", po.po_number),
         "issue_date": Field("issue_date", jur.date(po.issue_date, long=long_dates),
                             po.issue_date.isoformat()),

@@ -12,14 +12,18 @@ from docfleet.packs.purchase_order.context import PO_ARCHETYPES, build_context, 
 from docfleet.packs.purchase_order.records import PurchaseOrder
 from docfleet.packs.purchase_order.schema import TABLES
 from docfleet.packs.purchase_order.source import PurchaseOrderSource
-from docfleet.packs.templated import PackOptions, StepsPack, document_meta
+from docfleet.packs.sdk.options import PackOptions
+from docfleet.packs.sdk.pack import TemplatedPack
+from docfleet.packs.sdk.rows import document_meta
+from docfleet.packs.sdk.session import PrintedDocument
 
 MAX_LINES = 200
 
 
 class PurchaseOrderSteps:
     tables: dict[str, pa.Schema] = TABLES
-    line_field = "description"
+    #: printed values an annotator highlights, ticks or circles
+    markable = ("total", "subtotal", "tax_amount", "po_number", "delivery_date")
 
     def source(self, options: PackOptions) -> PurchaseOrderSource:
         return PurchaseOrderSource(options)
@@ -33,11 +37,13 @@ class PurchaseOrderSteps:
     def context(self, record: PurchaseOrder) -> dict[str, Any]:
         return build_context(record)
 
-    def rows(self, po: PurchaseOrder, pages: int | None, size: tuple[float, float] | None,
-             line_pages: dict[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+    def rows(self, po: PurchaseOrder, printed: PrintedDocument | None
+             ) -> dict[str, list[dict[str, Any]]]:
         b, s = po.buyer, po.supplier
+        pages = printed.pages if printed else None
+        line_pages = printed.line_pages("description") if printed else None
         head = {
-            **document_meta(po, pages, size),
+            **document_meta(po, pages, printed.media_box if printed else None),
             "po_number": po.po_number, "issue_date": po.issue_date,
             "buyer_name": b.name, "buyer_address": "\n".join(b.address),
             "buyer_tax_id": b.tax_id, "buyer_phone": b.phone, "buyer_email": b.email,
@@ -60,7 +66,7 @@ class PurchaseOrderSteps:
         return {"purchase_orders": [head], "order_lines": lines}
 
 
-class PurchaseOrderPack(StepsPack):
+class PurchaseOrderPack(TemplatedPack):
     """Purchase orders with exact golden truth (see the module docstring)."""
 
     name = "purchase_order"

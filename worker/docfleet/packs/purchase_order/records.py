@@ -13,8 +13,8 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from docfleet.packs.invoice.records import Party
-from docfleet.packs.templated import ReconciliationError, round_money, unique_lines
+from docfleet.packs.sdk.money import ReconciliationError, round_money, unique_lines
+from docfleet.packs.sdk.parties import Party
 
 INCOTERMS = ("EXW", "FCA", "CPT", "CIP", "DAP", "DPU", "DDP", "FOB", "CIF")
 

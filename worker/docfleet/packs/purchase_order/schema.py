@@ -1,5 +1,5 @@
-"""The purchase-order pack's golden tables (``fields`` and ``words`` are the invoice
-pack's, with its conventions).
+"""The purchase-order pack's own golden tables (the shared page tables, ``fields``,
+``words``, …, are the SDK's, with its conventions: :mod:`docfleet.packs.sdk.schema`).
 
 - ``purchase_orders``: one row per document; money ``decimal128(18, 2)`` in ``currency``.
 - ``order_lines``: one row per ordered line, with its agreed price and requested date.
@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from docfleet.packs.invoice.schema import MONEY, PERCENT, QUANTITY, TAX_LINE, UNIT_PRICE
-from docfleet.packs.templated import meta_fields
+from docfleet.packs.sdk.schema import MONEY, PERCENT, QUANTITY, TAX_LINE, UNIT_PRICE, meta_fields
 
 _head, _tail = meta_fields()
 

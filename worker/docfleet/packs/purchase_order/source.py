@@ -1,7 +1,7 @@
 """The purchase-order :class:`DocumentSource`: ``generate(run_id, index)`` →
 :class:`PurchaseOrder`, every draw from ``document_rng(run_id, index)`` in a fixed order.
-Goods come from the invoice pack's product lines (metered services excluded: nobody
-orders kWh on a PO); quantities and agreed prices use its rules."""
+Goods come from the SDK's product lines (metered services excluded: nobody orders kWh on
+a PO); quantities and agreed prices use its rules."""
 
 from __future__ import annotations
 
@@ -10,17 +10,25 @@ import random
 from decimal import Decimal
 
 from docfleet.core.seeding import document_rng
-from docfleet.packs.invoice.locales import JURISDICTIONS, US_STATE_RATES
-from docfleet.packs.invoice.products import PRODUCT_LINES, UNITS, Product
-from docfleet.packs.invoice.source import _address, _faker, _party, _quantity, _unit_price
 from docfleet.packs.purchase_order.records import (
     INCOTERMS,
     OrderLine,
     PurchaseOrder,
     order_taxes,
 )
-from docfleet.packs.templated import PackOptions, digits, fit, kinds, round_money
-from docfleet.telemetry import traced
+from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES
+from docfleet.packs.sdk.money import round_money
+from docfleet.packs.sdk.options import PackOptions, kinds
+from docfleet.packs.sdk.parties import address, party, seeded_faker
+from docfleet.packs.sdk.products import (
+    PRODUCT_LINES,
+    UNITS,
+    Product,
+    draw_quantity,
+    draw_unit_price,
+)
+from docfleet.packs.sdk.telemetry import traced
+from docfleet.packs.sdk.text import digits, fit
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
@@ -54,13 +62,12 @@ class PurchaseOrderSource:
         locale, archetype, condition = kinds(rng, index, opts)
         jur = JURISDICTIONS[locale]
         lang = jur.language
-        fake = _faker(jur.faker_locale)
-        fake.seed_instance(rng.getrandbits(64))
+        fake = seeded_faker(rng, jur)
         state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
-        buyer, _ = _party(rng, fake, jur, seller=True, state=state)
-        supplier, _ = _party(rng, fake, jur, seller=True,
+        buyer, _ = party(rng, fake, jur, seller=True, state=state)
+        supplier, _ = party(rng, fake, jur, seller=True,
                           state=rng.choice(sorted(US_STATE_RATES)) if state else None)
-        ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in _address(fake, jur, state, rng)))
+        ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in address(fake, jur, state, rng)))
         rates = dict(jur.rates)
         if state is not None:
             rates = {"standard": US_STATE_RATES[state], "reduced": Decimal(0),
@@ -76,8 +83,8 @@ class PurchaseOrderSource:
         q = lambda v: round_money(v, jur.currency)  # noqa: E731
         for number in range(1, count + 1):
             product = pool[(number - 1) % len(pool)]
-            quantity, qplaces = _quantity(rng, product)
-            price, pplaces = _unit_price(rng, product, quantity, jur)
+            quantity, qplaces = draw_quantity(rng, product)
+            price, pplaces = draw_unit_price(rng, product, quantity, jur)
             if jur.currency == "JPY":
                 price, pplaces = (price * 150).quantize(Decimal(1)), 0
             requested = issue + dt.timedelta(days=lead + rng.choice((0, 0, 0, 7, 14)))

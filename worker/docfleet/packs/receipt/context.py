@@ -8,11 +8,12 @@ import random
 from decimal import Decimal
 from typing import Any
 
-from docfleet.packs.invoice.context import PALETTES
-from docfleet.packs.invoice.locales import JURISDICTIONS, Jurisdiction, canonical
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS, ReceiptLayout
 from docfleet.packs.receipt.records import Receipt
-from docfleet.packs.templated import columns, fit, labels_for, money_field, text_field
+from docfleet.packs.sdk.fields import money_field, text_field
+from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction, canonical
+from docfleet.packs.sdk.style import PALETTES, barcode_bars
+from docfleet.packs.sdk.text import columns, fit, labels_for
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -214,17 +215,6 @@ def page_height(r: Receipt) -> int:
             + layout.barcode + layout.pad_bottom)
 
 
-def barcode(number: str, width: int, height: int) -> list[tuple[float, float]]:
-    """Bars (x, width) of a decorative barcode drawn from the receipt number (no text)."""
-    rng = random.Random(number)
-    bars, x = [], 4.0
-    while x < width - 8:
-        w = rng.choice((1.0, 1.0, 2.0, 3.0))
-        bars.append((x, w))
-        x += w + rng.choice((1.0, 2.0, 2.0, 3.0))
-    return bars
-
-
 def build_context(r: Receipt) -> dict[str, Any]:
     layout = RECEIPT_LAYOUTS[r.archetype]
     style = random.Random(r.style_seed)
@@ -244,6 +234,6 @@ def build_context(r: Receipt) -> dict[str, Any]:
         "accent": primary if layout.name == "bistro" else "#111",
         "secondary": secondary,
         "blocks": blocks(r),
-        "bars": barcode(r.receipt_number, layout.width - 2 * layout.pad_x, layout.barcode),
+        "bars": barcode_bars(r.receipt_number, layout.width - 2 * layout.pad_x),
         "pages": [{"number": 1, "count": 1, "last": True}],
     }

@@ -8,13 +8,16 @@ from typing import Any
 
 import pyarrow as pa
 
-from docfleet.packs.invoice.locales import JURISDICTIONS
 from docfleet.packs.receipt.context import build_context, item_rows, page_height
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt
 from docfleet.packs.receipt.schema import TABLES
 from docfleet.packs.receipt.source import ReceiptSource
-from docfleet.packs.templated import PackOptions, StepsPack, document_meta
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.options import PackOptions
+from docfleet.packs.sdk.pack import TemplatedPack
+from docfleet.packs.sdk.rows import document_meta
+from docfleet.packs.sdk.session import PrintedDocument
 
 #: a continuous page stays under Chromium's/PDF's page height limit (200 in)
 MAX_ITEMS = 60
@@ -22,7 +25,8 @@ MAX_ITEMS = 60
 
 class ReceiptSteps:
     tables: dict[str, pa.Schema] = TABLES
-    line_field = "item_name"
+    #: printed values an annotator highlights, ticks or circles
+    markable = ("total", "subtotal", "tax_amount", "receipt_number")
 
     def source(self, options: PackOptions) -> ReceiptSource:
         return ReceiptSource(options)
@@ -31,16 +35,17 @@ class ReceiptSteps:
         return RECEIPT_LAYOUTS[record.archetype].width, page_height(record)
 
     def template(self, record: Receipt) -> str:
-        return f"receipt/{record.archetype}.html.j2"
+        return f"{record.archetype}.html.j2"
 
     def context(self, record: Receipt) -> dict[str, Any]:
         return build_context(record)
 
-    def rows(self, r: Receipt, pages: int | None, size: tuple[float, float] | None,
-             line_pages: dict[int, int] | None) -> dict[str, list[dict[str, Any]]]:
+    def rows(self, r: Receipt, printed: PrintedDocument | None
+             ) -> dict[str, list[dict[str, Any]]]:
         s = r.store
+        pages = printed.pages if printed else None
         head = {
-            **document_meta(r, pages, size),
+            **document_meta(r, pages, printed.media_box if printed else None),
             "receipt_number": r.receipt_number, "issue_date": r.issue_date,
             "issue_time": r.issue_time, "store_name": s.name,
             "store_address": "\n".join(s.address), "store_phone": s.phone,
@@ -62,7 +67,7 @@ class ReceiptSteps:
         return {"receipts": [head], "receipt_items": items}
 
 
-class ReceiptPack(StepsPack):
+class ReceiptPack(TemplatedPack):
     """Till receipts with exact golden truth (see the module docstring)."""
 
     name = "receipt"

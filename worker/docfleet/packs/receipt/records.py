@@ -25,7 +25,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from docfleet.packs.templated import ReconciliationError, round_money, unique_lines
+from docfleet.packs.sdk.money import ReconciliationError, round_money, unique_lines
 
 PAYMENT_METHODS = ("cash", "card", "contactless", "mobile")
 

@@ -1,5 +1,6 @@
-"""The receipt pack's golden tables (``fields`` and ``words`` are the invoice pack's, with
-its conventions: boxes in PDF points, top-left origin, exact printed text).
+"""The receipt pack's own golden tables (the shared page tables, ``fields``, ``words``, …,
+are the SDK's, with its conventions: boxes in PDF points, top-left origin, exact printed
+text: :mod:`docfleet.packs.sdk.schema`).
 
 - ``receipts``: one row per document; money ``decimal128(18, 2)`` in ``currency``.
 - ``receipt_items``: the CORD-like hierarchy, one row per printed item or sub-item row:
@@ -17,8 +18,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from docfleet.packs.invoice.schema import MONEY, PERCENT, QUANTITY, TAX_LINE
-from docfleet.packs.templated import meta_fields
+from docfleet.packs.sdk.schema import MONEY, PERCENT, QUANTITY, TAX_LINE, meta_fields
 
 _head, _tail = meta_fields()
 

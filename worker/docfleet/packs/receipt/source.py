@@ -14,21 +14,17 @@ from decimal import Decimal
 from typing import Any
 
 from docfleet.core.seeding import document_rng
-from docfleet.packs.invoice.locales import JURISDICTIONS
-from docfleet.packs.invoice.source import _faker, _party
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
-from docfleet.packs.templated import PackOptions, columns, digits, fit, kinds, round_money
-from docfleet.telemetry import traced
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.money import round_money
+from docfleet.packs.sdk.options import PackOptions, kinds
+from docfleet.packs.sdk.parties import party, seeded_faker
+from docfleet.packs.sdk.telemetry import traced
+from docfleet.packs.sdk.text import digits, fit, whole
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
-
-
-def _whole(identifier: str, budget: int) -> str | None:
-    """``identifier`` if it fits ``budget`` columns, else ``None``: an identifier is printed
-    whole or not at all (a cut one would be printed, and recorded, wrong)."""
-    return identifier if columns(identifier) <= budget else None
 
 
 @dataclass(frozen=True)
@@ -203,15 +199,14 @@ class ReceiptSource:
         lang = jur.language
         layout = RECEIPT_LAYOUTS[archetype]
         cols = layout.columns
-        fake = _faker(jur.faker_locale)
-        fake.seed_instance(rng.getrandbits(64))
+        fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
-        party, _ = _party(rng, fake, jur, seller=True, state=state)
+        seller, _ = party(rng, fake, jur, seller=True, state=state)
         store = Store(
-            fit(party.name, int(cols / 1.35)),  # printed 1.3x larger
-            tuple(fit(line, cols) for line in party.address),
-            fit(party.phone, cols - 6),
-            _whole(party.tax_id, cols - 12) if party.tax_id and rng.random() < 0.8 else None,
+            fit(seller.name, int(cols / 1.35)),  # printed 1.3x larger
+            tuple(fit(line, cols) for line in seller.address),
+            fit(seller.phone, cols - 6),
+            whole(seller.tax_id, cols - 12) if seller.tax_id and rng.random() < 0.8 else None,
         )
         kind = rng.choice(sorted(STORES))
         goods = STORES[kind]

@@ -1,0 +1,194 @@
+"""The session pipeline every templated pack runs: record → HTML → batched PDF print →
+capture → boxes → golden rows.
+
+A pack supplies :class:`DocumentSteps` (its record source, page size, template, render
+context, record rows and the values an annotator marks); :class:`TemplatedSession` runs
+them. One session holds one Chromium per task (opened on first use, closed in
+:meth:`~TemplatedSession.close`), keeps ``pages`` batches in flight
+(:mod:`.printing`) and yields documents strictly in index order. A document whose layout
+is wrong fails alone, naming itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from docfleet.packs.base import DocumentSource, RenderedDocument
+from docfleet.packs.sdk.capture import Captured, capture, markable_boxes
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.printing import Pending, Prepared, media_box, print_in_blocks
+from docfleet.packs.sdk.rows import html_rows, layout_rows, line_pages
+from docfleet.render.browser import Chromium, RenderError
+from docfleet.render.html import Templates
+from docfleet.render.layout import Layout
+from docfleet.render.pdf import check_pdf, normalise_pdf
+from docfleet.telemetry import traced
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+@dataclass(frozen=True)
+class PrintedDocument:
+    """What :meth:`DocumentSteps.rows` learns of a printed document: its page count, the
+    first page's size in points after capture (``size``: what the ``pages`` table has),
+    the final file's first MediaBox as its text writes it (``media_box``; ``size`` where
+    the text is not ``[0 0 W H]``) and the layout the browser measured. A new pack's
+    document table records ``size``; the receipt, purchase-order and statement packs
+    record ``media_box`` (unrounded: ``227.03999`` where ``size`` is ``227.04``), as they
+    always have, so their runs keep their bytes."""
+
+    pages: int
+    size: tuple[float, float]
+    media_box: tuple[float, float]
+    layout: Layout
+
+    def line_pages(self, field: str) -> dict[int, int]:
+        """line → page, from where ``field`` (a per-line field) was printed."""
+        return line_pages(self.layout, field)
+
+
+class DocumentSteps(Protocol):
+    """What a templated pack supplies. Records carry ``document``, ``file``,
+    ``archetype``, ``locale``, ``condition`` and ``issue_date`` (the PDF's date)."""
+
+    @property
+    def tables(self) -> Mapping[str, pa.Schema]:
+        """The pack's own tables, the document table first (the pack adds the shared
+        ones: :mod:`.schema`)."""
+        ...
+
+    @property
+    def markable(self) -> tuple[str, ...]:
+        """Printed field names an annotator highlights, ticks or circles (``annotated``)."""
+        ...
+
+    def source(self, options: Any) -> DocumentSource[Any]:
+        """The record source for the pack's parsed options."""
+        ...
+
+    def page_size(self, record: Any) -> tuple[int, int]:
+        """CSS px; deterministic from the record."""
+        ...
+
+    def template(self, record: Any) -> str:
+        """The template name (in the pack's own templates) ``record`` renders with."""
+        ...
+
+    def context(self, record: Any) -> dict[str, Any]:
+        """Template context; ``pages`` is the list of pages the template prints."""
+        ...
+
+    def rows(self, record: Any, printed: PrintedDocument | None
+             ) -> dict[str, list[dict[str, Any]]]:
+        """The rows of the pack's own tables (``printed`` is ``None`` in html)."""
+        ...
+
+
+class TemplatedSession:
+    """One task's renderer over a pack's :class:`DocumentSteps`; ``render`` yields
+    documents in index order. ``options`` carries ``format`` and whatever the source
+    needs; ``templates`` are the pack's; ``chromium``: a browser to borrow (not closed by
+    :meth:`close`), by default the session starts its own on first use."""
+
+    def __init__(self, steps: DocumentSteps, templates: Templates, options: Any,
+                 chromium_path: str, pages: int, chromium: Chromium | None = None) -> None:
+        self.steps = steps
+        self.templates = templates
+        self.options = options
+        self.source = steps.source(options)
+        self.chromium_path = chromium_path
+        self.pages = chromium.pages if chromium else pages
+        self._chromium: Chromium | None = chromium
+        self._owns_chromium = chromium is None
+
+    @property
+    def chromium(self) -> Chromium:
+        if self._chromium is not None and self._owns_chromium and not self._chromium.alive:
+            self._chromium.close()  # a crashed browser: the next unit gets a fresh one
+            self._chromium = None
+        if self._chromium is None:
+            self._chromium = Chromium(self.chromium_path, self.pages)
+            self._owns_chromium = True
+        return self._chromium
+
+    @property
+    def chromium_alive(self) -> bool:
+        """Whether the session holds a running browser (False before first use)."""
+        return self._chromium is not None and self._chromium.alive
+
+    def page_size(self, record: Any) -> tuple[int, int]:
+        """The page size of ``record`` in CSS px."""
+        return self.steps.page_size(record)
+
+    def prepare(self, run_id: str, index: int) -> tuple[Any, str, list[Any], int]:
+        """Record, HTML, printed fields and page count of one document (no browser)."""
+        record = self.source.generate(run_id, index)
+        context = self.steps.context(record)
+        html, printed = self.templates.render(self.steps.template(record), context)
+        return record, html, printed, len(context["pages"])
+
+    def render(self, run_id: str, indexes: Sequence[int], total: int | None = None
+               ) -> Iterator[RenderedDocument]:
+        if self.options.format == "html":
+            for index in indexes:
+                record, html, printed, _ = self.prepare(run_id, index)
+                rows = self.steps.rows(record, None)
+                rows.update(html_rows(record.document, printed))
+                yield RenderedDocument(index=record.document,
+                                       files={record.file: html.encode()}, rows=rows)
+            return
+        printing = print_in_blocks(self.chromium,
+                                   lambda index: Prepared(*self.prepare(run_id, index)),
+                                   self.page_size, indexes, total, self.pages)
+        with closing(printing):
+            for item in printing:
+                yield self._pdf_document(run_id, item)
+
+    @traced("docfleet.render.pdf", lambda self, run_id, item: {
+        "docfleet.document.index": item.doc.record.document})
+    def _pdf_document(self, run_id: str, item: Pending) -> RenderedDocument:
+        """The finished document: printed, checked, captured, its boxes carried into rows."""
+        record, doc = item.doc.record, item.doc
+        result = item.result()
+        layout = result.layout
+        if layout.faults:
+            raise RenderError(f"document {record.document} ({record.archetype}, "
+                              f"{record.locale}) lays out wrong: {'; '.join(layout.faults[:3])}")
+        assert result.pdf is not None
+        pdf = normalise_pdf(result.pdf, record.issue_date)
+        check_pdf(pdf)
+        if layout.pages != doc.pages:
+            raise RenderError(f"document {record.document}: expected {doc.pages} page(s), "
+                              f"laid out and printed {layout.pages}")
+        language = JURISDICTIONS[record.locale].language
+        captured: Captured = capture(
+            pdf, media_box(pdf), doc.pages, record.condition, run_id, record.document,
+            language, lambda: markable_boxes(layout, doc.pages, self.steps.markable))
+        printed = PrintedDocument(doc.pages, captured.size, _written_size(captured),
+                                  layout)
+        rows = self.steps.rows(record, printed)
+        rows.update(layout_rows(record.document, record.condition, doc.printed, layout,
+                                captured.carry, captured.sizes, captured.page_params))
+        return RenderedDocument(index=record.document, files={record.file: captured.pdf},
+                                rows=rows)
+
+    def close(self) -> None:
+        if self._chromium is not None and self._owns_chromium:
+            self._chromium.close()
+        self._chromium = None
+
+
+#: a MediaBox written ``[0 0 W H]`` (single spaces)
+_WRITTEN_BOX = re.compile(rb"/MediaBox\s*\[\s*0 0 ([0-9.]+) ([0-9.]+)\s*\]")
+
+
+def _written_size(captured: Captured) -> tuple[float, float]:
+    """The final PDF's first MediaBox as its text says (``captured.size`` if the text is
+    not ``[0 0 W H]``)."""
+    box = _WRITTEN_BOX.search(captured.pdf)
+    return (float(box.group(1)), float(box.group(2))) if box else captured.size
