@@ -64,10 +64,10 @@ def _template_cache(venv: Path) -> Path:
 
 
 def _dockerfile_env() -> dict[str, str]:
-    """The runtime stage's ENV (the DOCFLEET_* part)."""
+    """The generation stage's ENV (the DOCFLEET_* part)."""
     text = (REPO / "Dockerfile").read_text()
-    return dict(re.findall(r"\b(DOCFLEET_[A-Z_]+)=(\S+)", text.split("FROM ")[-1].split(
-        "RUN set -eux")[0]))
+    stage = text.split(" AS generation")[1].split("RUN set -eux")[0]
+    return dict(re.findall(r"\b(DOCFLEET_[A-Z_]+)=(\S+)", stage))
 
 
 def _smoke_script() -> str:
