@@ -19,9 +19,10 @@ __all__ = ["IN_CI", "require"]
 pytest_plugins = ["support.emulator_fixtures"]
 
 os.environ.setdefault("NO_GCE_CHECK", "true")
-# Workers spawned by tests must not inherit a developer's settings.
+# Workers spawned by tests must not inherit a developer's settings (DOCFLEET_TEST_* are
+# the harness's own, e.g. scripts/test's DOCFLEET_TEST_IMAGE, and stay).
 for _name in list(os.environ):
-    if _name.startswith("DOCFLEET_"):
+    if _name.startswith("DOCFLEET_") and not _name.startswith("DOCFLEET_TEST_"):
         del os.environ[_name]
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-# Remote state in a GCS bucket created once by hand (see deploy/README.md, "Provision"),
+# Remote state in a GCS bucket you create once (deploy/README.md, "First deploy", step 3),
 # one prefix per environment (config/<env>.backend.hcl):
 #   terraform init -reconfigure -backend-config=config/<env>.backend.hcl
 terraform {

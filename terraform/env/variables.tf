@@ -104,13 +104,13 @@ variable "deletion_protection" {
 }
 
 variable "deployer_members" {
-  description = "Principals who may execute the job with overrides."
+  description = "Operators who run and follow the job from their machine (execute with overrides; read the job, executions, state database and outputs). Each must exist when applied."
   type        = list(string)
   default     = []
 }
 
 variable "ci_members" {
-  description = "Principals of the deploy pipeline."
+  description = "Principals of the deploy pipeline (push images, update the job). Each must exist when applied."
   type        = list(string)
   default     = []
 }

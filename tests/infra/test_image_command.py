@@ -1,7 +1,8 @@
 """The image's command without a container engine: the built wheel installed with the
-image's extras into a fresh venv, the Dockerfile's own build-time smoke step run against
-it (one real PDF through Debian's Chromium), then ``docfleet work`` started as 2 tasks
-with Cloud Run's exact task environment and the DOCFLEET_* settings Terraform sets."""
+generation image's extras at the lock's versions (lock/image.txt) into a fresh venv, the
+Dockerfile's own build-time smoke step run against it (one real PDF through Debian's
+Chromium), then ``docfleet work`` started as 2 tasks with Cloud Run's exact task
+environment and the DOCFLEET_* settings Terraform sets."""
 
 from __future__ import annotations
 
@@ -15,16 +16,17 @@ from pathlib import Path
 
 import pytest
 from infra_tools import REPO, TERRAFORM, load_dir, load_hcl
+from lockfile import IMAGE_EXTRAS
 
 from support.needs import require
 
-EXTRAS = "gcp,aws,render,llm,export,postgres"
+EXTRAS = ",".join(IMAGE_EXTRAS)
 
 
 @pytest.fixture(scope="module")
 def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A fresh venv holding the built wheel and the image's extras (what the Dockerfile's
-    build stage installs)."""
+    """A fresh venv holding the built wheel and the generation image's extras at the
+    lock's versions (what the Dockerfile's build stage installs)."""
     uv = shutil.which("uv")
     require(uv is not None, "uv")
     assert uv is not None
@@ -43,7 +45,8 @@ def image_venv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     venv = root / "venv"
     subprocess.run([uv, "venv", "-q", "-p", "python3.11", str(venv)], check=True, timeout=120)
     install = subprocess.run(
-        [uv, "pip", "install", "-q", "-p", str(venv / "bin" / "python"), f"{wheel}[{EXTRAS}]"],
+        [uv, "pip", "install", "-q", "-p", str(venv / "bin" / "python"), f"{wheel}[{EXTRAS}]",
+         "-c", str(REPO / "lock" / "image.txt")],
         capture_output=True, text=True, timeout=900)
     assert install.returncode == 0, install.stderr
     # the build stage's last step: every shipped template compiled into the image's cache
@@ -61,10 +64,10 @@ def _template_cache(venv: Path) -> Path:
 
 
 def _dockerfile_env() -> dict[str, str]:
-    """The runtime stage's ENV (the DOCFLEET_* part)."""
+    """The generation stage's ENV (the DOCFLEET_* part)."""
     text = (REPO / "Dockerfile").read_text()
-    return dict(re.findall(r"\b(DOCFLEET_[A-Z_]+)=(\S+)", text.split("FROM ")[-1].split(
-        "RUN set -eux")[0]))
+    stage = text.split(" AS generation")[1].split("RUN set -eux")[0]
+    return dict(re.findall(r"\b(DOCFLEET_[A-Z_]+)=(\S+)", stage))
 
 
 def _smoke_script() -> str:

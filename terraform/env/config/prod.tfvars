@@ -24,5 +24,7 @@ llm_secrets = {
   ANTHROPIC_API_KEY = "docfleet-anthropic-api-key"
 }
 
-deployer_members = ["group:docfleet-operators@example.com"]
+# Every principal must exist when applied: the operators' own accounts or groups, and
+# the deploy service account made in deploy/README.md ("Let GitHub Actions deploy").
+deployer_members = []
 ci_members       = ["serviceAccount:docfleet-deploy@docfleet-prod.iam.gserviceaccount.com"]

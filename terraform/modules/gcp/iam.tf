@@ -37,7 +37,10 @@ resource "google_secret_manager_secret_iam_member" "worker_llm" {
 }
 
 
-# Operators run executions with overrides (task count, DOCFLEET_RUN_ID, DOCFLEET_TOTAL).
+# Operators run executions with overrides (task count, DOCFLEET_RUN_ID, DOCFLEET_TOTAL) and
+# follow them from a laptop: `docfleet launch --wait` reads the job and its executions,
+# `status`/`resume`/`pause` read and write the run's state in this database, `export` and
+# `verify` read the outputs. Nothing else: no other database, no bucket admin, no secrets.
 resource "google_cloud_run_v2_job_iam_member" "executors" {
   for_each = toset(var.deployer_members)
 
@@ -46,6 +49,37 @@ resource "google_cloud_run_v2_job_iam_member" "executors" {
   name     = google_cloud_run_v2_job.docfleet.name
   role     = "roles/run.jobsExecutorWithOverrides"
   member   = each.value
+}
+
+resource "google_cloud_run_v2_job_iam_member" "operators_view" {
+  for_each = toset(var.deployer_members)
+
+  project  = var.project_id
+  location = var.region
+  name     = google_cloud_run_v2_job.docfleet.name
+  role     = "roles/run.viewer"
+  member   = each.value
+}
+
+resource "google_project_iam_member" "operators_datastore" {
+  for_each = toset(var.deployer_members)
+
+  project = var.project_id
+  role    = "roles/datastore.user"
+  member  = each.value
+
+  condition {
+    title      = "docfleet-state-database-operators"
+    expression = "resource.name == \"projects/${var.project_id}/databases/${google_firestore_database.state.name}\""
+  }
+}
+
+resource "google_storage_bucket_iam_member" "operators_objects" {
+  for_each = toset(var.deployer_members)
+
+  bucket = google_storage_bucket.out.name
+  role   = "roles/storage.objectViewer"
+  member = each.value
 }
 
 # The pipeline updates the job's image (run.developer on this job only) and must act as

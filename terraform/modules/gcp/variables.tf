@@ -122,13 +122,13 @@ variable "deletion_protection" {
 }
 
 variable "deployer_members" {
-  description = "Principals (e.g. \"group:data-eng@example.com\") allowed to execute the job with overrides (--tasks, --update-env-vars)."
+  description = "Principals (\"user:you@your-domain\", \"group:...\") who run and follow the job from their own machine: execute it with overrides (--tasks, --update-env-vars), read it and its executions, read and write the run state in this database (status, resume, pause), read the outputs (export, verify). Each must exist when applied."
   type        = list(string)
   default     = []
 }
 
 variable "ci_members" {
-  description = "Principals of the deploy pipeline (Cloud Build / GitHub Actions service accounts): push images, update the job."
+  description = "Principals of the deploy pipeline (the GitHub Actions deploy service account, Cloud Build's service account): push images, update the job. Each must exist when applied."
   type        = list(string)
   default     = []
 }

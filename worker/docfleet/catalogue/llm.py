@@ -4,21 +4,36 @@ one async call with a hard timeout, and errors sorted into what the completer ne
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
 from typing import Any
 
+from docfleet.core.errors import ConfigError
 from docfleet.telemetry import traced_llm
+
+
+def require_litellm() -> None:
+    """Raise :class:`ConfigError` (one line: what to install or run instead) when litellm
+    is not installed, e.g. in the generation image; imports nothing."""
+    if importlib.util.find_spec("litellm") is None:
+        raise ConfigError(
+            "the LLM catalogue build needs litellm (the optional extra 'llm'), "
+            "which this install does not have",
+            "pip install 'docfleet[llm]', or use the full image "
+            "(scripts/build-image --full: the -full tag)")
 
 
 @cache
 def litellm_module() -> Any:
-    """Import litellm offline and quiet. Only the catalogue build path calls this."""
+    """Import litellm offline and quiet. Only the catalogue build path calls this.
+    Raises :class:`ConfigError` when litellm is not installed."""
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("LITELLM_LOG", "ERROR")
+    require_litellm()
     import litellm
 
     litellm.suppress_debug_info = True

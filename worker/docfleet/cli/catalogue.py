@@ -79,6 +79,7 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     --budget-usd 2 --concurrency 16 --tasks 2
     """
     from docfleet.blob import open_blob_store
+    from docfleet.catalogue.llm import require_litellm
     from docfleet.catalogue.pack import CataloguePack
     from docfleet.catalogue.restart import reclaim_expired
     from docfleet.catalogue.settings import CatalogueSettings
@@ -89,6 +90,7 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     from docfleet.state import open_state_store
     from docfleet.telemetry.logs import setup_logging
 
+    require_litellm()  # the generation image has none: said once, nothing planned
     given = {"concurrency": concurrency, "call_timeout": call_timeout, "retries": retries,
              "api_base": api_base, "block_calls": block_calls}
     task_flags = {key: value for key, value in given.items() if value is not None}

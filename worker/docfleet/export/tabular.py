@@ -20,6 +20,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from docfleet.core.errors import MissingExtraError
 from docfleet.export.reader import ExportError, RunReader
 
 #: rows buffered before a Parquet row group is written
@@ -133,8 +134,12 @@ def export_duckdb(reader: RunReader, path: Path, tables: list[str] | None = None
                   ) -> ExportResult:
     """Replace one DuckDB table per golden table in ``path`` and (when invoices, fields
     and line_items are all present) the view :data:`VIEW_NAME`, in one transaction:
-    readers see the old tables or all the new ones. Idempotent."""
-    import duckdb
+    readers see the old tables or all the new ones. Idempotent. Raises
+    :class:`MissingExtraError` without the 'export' extra (the generation image has none)."""
+    try:
+        import duckdb
+    except ImportError:
+        raise MissingExtraError("the duckdb:// export", "export") from None
 
     names = check_tables(reader, tables)
     path.parent.mkdir(parents=True, exist_ok=True)
