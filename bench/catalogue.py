@@ -40,7 +40,7 @@ from docfleet.catalogue.budget import BudgetGuard
 from docfleet.catalogue.complete import CallSettings, ItemCompleter
 from docfleet.catalogue.llm import litellm_module
 from docfleet.catalogue.plan import parse_options
-from docfleet.state.sqlite import SQLiteStateStore
+from docfleet.state.sqlite.store import SQLiteStateStore
 from support.fake_llm import FAKE_PRICE
 
 MODEL = "openai/fake-bench"

@@ -29,8 +29,8 @@ from contextlib import ExitStack
 from dataclasses import asdict
 from pathlib import Path
 
-from docfleet.state.registry import BACKENDS as REGISTRY
-from docfleet.state.registry import backend as registered
+from docfleet.core.backends import BACKENDS as REGISTRY
+from docfleet.core.backends import backend as registered
 from support import chaoslib, emulators
 from support.backends import STATE_URI_MAKERS
 from support.chaoslib import Result, Stack, pct

@@ -278,8 +278,8 @@ class CloudBackends(contextlib.ExitStack):
 
     def uri(self, backend: str) -> str:
         """A fresh namespace (prefix / table / schema) in ``backend``'s test server."""
+        from docfleet.core.backends import backend as registered
         from docfleet.core.errors import ConfigError
-        from docfleet.state.registry import backend as registered
 
         scheme = {"postgresql-async": "postgresql"}.get(backend, backend)
         try:

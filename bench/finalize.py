@@ -38,7 +38,7 @@ from docfleet.dataset.manifest import (
     verify_run,
 )
 from docfleet.kernel.finalize import find_gaps
-from docfleet.state.sqlite import SQLiteStateStore
+from docfleet.state.sqlite.store import SQLiteStateStore
 
 ROOT = Path(__file__).resolve().parent.parent
 

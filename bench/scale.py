@@ -45,20 +45,18 @@ from rich.console import Console
 from rich.table import Table
 
 from claims import CloudBackends
+from docfleet.core import backends as registry
 from docfleet.core.models import UnitState
 from docfleet.kernel import pacing, worker
-from docfleet.state import open_state_store, registry
+from docfleet.state import open_state_store
+from docfleet.state.dynamodb.schema import dynamodb_count_shards, dynamodb_layout
+from docfleet.state.firestore.schema import firestore_count_shards
 from docfleet.state.opcount import FIELDS, load, marks, phase_totals
-from docfleet.state.schemas import (
-    dynamodb_count_shards,
-    dynamodb_layout,
-    firestore_count_shards,
-)
 
 RESULTS = Path(__file__).parent / "results"
 
 # Published list prices (USD per operation, retrieved 2026-12) are each backend's
-# ``op_prices`` in docfleet.state.registry: DynamoDB on-demand us-east-1, Firestore nam5;
+# ``op_prices`` in docfleet.core.backends: DynamoDB on-demand us-east-1, Firestore nam5;
 # SQLite is a local file (no per-operation price).
 TARGET_N, TARGET_U = 10_000, 1_000_000
 #: Model assumptions: a unit's work time, the lease (a worker's default), linger.
@@ -362,7 +360,8 @@ def limits_check(backend: str, rate: float, big: dict[str, Any]) -> list[dict[st
                      "units collection to 500 writes/s)",
              "value": 0, "ok": True,
              "note": "lease_expires_at, claimed_at, finished_at and start are exempted "
-                     "(schemas.FIRESTORE_UNINDEXED_FIELDS, Terraform google_firestore_field);"
+                     "(state.firestore.schema.FIRESTORE_UNINDEXED_FIELDS, Terraform "
+                     "google_firestore_field);"
                      " idx stays indexed for the claim query but only the plan writes it"},
             {"what": "plan minutes: U sequential idx / document-id writes, the planner "
                      "paced at 90% of 500/s (pacing.plan_wait)",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from docfleet.catalogue.artifact import Catalogue
 from docfleet.cli import main
+from docfleet.dataset.catalogue import Catalogue
 from docfleet.state import open_state_store
 from support.fake_llm import FakeLLM
 

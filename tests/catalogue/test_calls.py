@@ -14,7 +14,7 @@ from docfleet.catalogue.budget import BudgetGuard
 from docfleet.catalogue.complete import CallSettings, Entry, ItemCompleter
 from docfleet.catalogue.llm import litellm_module
 from docfleet.catalogue.plan import parse_options
-from docfleet.state.sqlite import SQLiteStateStore
+from docfleet.state.sqlite.store import SQLiteStateStore
 from support.fake_llm import FAKE_PRICE, FakeLLM
 
 LOG = logging.getLogger("test.catalogue")

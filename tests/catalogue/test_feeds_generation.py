@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from docfleet.blob import open_blob_store
-from docfleet.catalogue.artifact import Catalogue
+from docfleet.dataset.catalogue import Catalogue
 from docfleet.dataset.manifest import RunFiles
 from docfleet.dataset.shards import read_shard
 from support.fake_llm import FakeLLM

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from docfleet.catalogue.artifact import Catalogue
 from docfleet.catalogue.budget import ModelPrice
 from docfleet.catalogue.plan import parse_options
 from docfleet.catalogue.prompts import build_messages
+from docfleet.dataset.catalogue import Catalogue
 from docfleet.state import open_state_store
 from support.fake_llm import FAKE_PRICE, FakeLLM
 from support.fleet import events, named, wait_for_event, worker_env

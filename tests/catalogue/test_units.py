@@ -19,7 +19,7 @@ from docfleet.catalogue.prompts import build_messages
 from docfleet.catalogue.routing import Router
 from docfleet.catalogue.validate import Rejected, validate_answer
 from docfleet.core.errors import ConfigError
-from docfleet.state.sqlite import SQLiteStateStore
+from docfleet.state.sqlite.store import SQLiteStateStore
 
 
 def test_options_normalise_idempotently_and_define_the_plan() -> None:

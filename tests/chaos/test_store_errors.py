@@ -13,7 +13,8 @@ import pytest
 def test_connection_errors_are_transient_for_dynamodb(name: str) -> None:
     import botocore.exceptions
 
-    from docfleet.state.dynamodb import DynamoDBStateStore, dynamodb_transient
+    from docfleet.state.dynamodb.client import dynamodb_transient
+    from docfleet.state.dynamodb.store import DynamoDBStateStore
 
     exc = getattr(botocore.exceptions, name)(endpoint_url="http://127.0.0.1:1")
     assert dynamodb_transient(exc) is True

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from docfleet.blob import open_blob_store
+from docfleet.core import backends as registry
 from docfleet.core.errors import MissingExtraError
-from docfleet.state import open_state_store, registry
+from docfleet.state import open_state_store
 from support import emulators
 from support.errors import assert_one_line_error
 from support.fleet import cli

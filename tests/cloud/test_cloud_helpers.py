@@ -17,8 +17,8 @@ from docfleet.state import open_state_store
 
 ROOT = Path(__file__).resolve().parents[2] / "worker" / "docfleet"
 #: module -> the cloud helper module it must take its helpers from.
-USERS = {"blob/s3.py": "docfleet.cloud.aws", "state/dynamodb.py": "docfleet.cloud.aws",
-         "blob/gcs.py": "docfleet.cloud.gcp", "state/firestore.py": "docfleet.cloud.gcp"}
+USERS = {"blob/s3.py": "docfleet.cloud.aws", "state/dynamodb/client.py": "docfleet.cloud.aws",
+         "blob/gcs.py": "docfleet.cloud.gcp", "state/firestore/client.py": "docfleet.cloud.gcp"}
 HELPERS = {"aws_transient", "aws_client_config", "aws_error", "gcp_transient", "gcp_error",
            "emulated_gcs"}
 
@@ -32,7 +32,7 @@ def _imports(path: Path) -> set[str]:
 def test_blob_and_state_stores_take_their_cloud_helpers_from_docfleet_cloud() -> None:
     for name, helper in USERS.items():
         assert helper in _imports(ROOT / name), name
-    for path in (ROOT / "state").glob("*.py"):
+    for path in (ROOT / "state").rglob("*.py"):
         assert not any(m.startswith("docfleet.blob") for m in _imports(path)), path.name
     defined = {}
     for path in ROOT.rglob("*.py"):
@@ -48,7 +48,7 @@ def test_the_local_path_imports_no_cloud_sdk(tmp_path: Path) -> None:
     code = f"""
 import sys
 import docfleet.cloud.aws, docfleet.cloud.gcp, docfleet.blob.s3, docfleet.blob.gcs
-import docfleet.state.dynamodb, docfleet.state.firestore
+import docfleet.state.dynamodb.store, docfleet.state.firestore.store
 from docfleet.blob import open_blob_store
 from docfleet.state import open_state_store
 store = open_state_store("sqlite:///{tmp_path / 'state.db'}")

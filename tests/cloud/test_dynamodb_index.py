@@ -14,8 +14,8 @@ from docfleet.core.errors import StoreUnavailableError
 from docfleet.core.models import RunSpec, UnitState
 from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
-from docfleet.state.dynamodb import DynamoDBStateStore, unit_key
-from docfleet.state.schemas import dynamodb_layout
+from docfleet.state.dynamodb.schema import dynamodb_layout, unit_key
+from docfleet.state.dynamodb.store import DynamoDBStateStore
 from support import emulators
 
 

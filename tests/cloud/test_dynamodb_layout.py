@@ -26,15 +26,17 @@ from docfleet.core.errors import RunConflictError
 from docfleet.core.models import Claim, RunSpec, UnitState
 from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
-from docfleet.state.dynamodb import (
-    DynamoDBStateStore,
+from docfleet.state.dynamodb.schema import (
+    DYNAMODB_BLOCKS,
+    DYNAMODB_COUNTERS,
     block_pk,
     counter_pk,
+    dynamodb_layout,
     lease_pk,
     unit_key,
 )
+from docfleet.state.dynamodb.store import DynamoDBStateStore
 from docfleet.state.opcount import key_writes, load
-from docfleet.state.schemas import DYNAMODB_BLOCKS, DYNAMODB_COUNTERS, dynamodb_layout
 from support import emulators
 from support.errors import assert_one_line_error
 from support.fleet import cli, start_fleet, wait_all, worker_env

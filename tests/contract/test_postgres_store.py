@@ -23,7 +23,7 @@ from docfleet.core.errors import ConfigError, StoreUnavailableError
 from docfleet.core.models import RunSpec
 from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
-from docfleet.state.postgres import SCHEMA_VERSION, PostgresStateStore
+from docfleet.state.postgres.store import SCHEMA_VERSION, PostgresStateStore
 from support import emulators
 from support.backends import server_for
 from support.fleet import cli, start_fleet, wait_all, worker_env
@@ -159,7 +159,7 @@ def test_eight_processes_create_the_schema_once_and_it_is_versioned(
 def test_a_version_1_schema_is_migrated_in_place_keeping_its_leases(
     server: emulators.PostgresServer, schema: str
 ) -> None:
-    from docfleet.state.postgres import MIGRATIONS
+    from docfleet.state.postgres.schema import MIGRATIONS
 
     with psycopg.connect(server.dsn, autocommit=True) as conn:  # a store as v1 left it
         conn.execute(f"CREATE SCHEMA {schema}")
@@ -176,7 +176,7 @@ def test_a_version_1_schema_is_migrated_in_place_keeping_its_leases(
                      " 'w#u0.g1', extract(epoch from now()) + 600)")
     with pytest.raises(Exception, match="older than this"):  # read-only: never migrates
         from docfleet.core.uris import parse_uri
-        from docfleet.state.postgres import open_postgres_store
+        from docfleet.state.postgres.store import open_postgres_store
 
         open_postgres_store(parse_uri(server.uri(schema), ("postgresql",), "state"),
                             create=False)

@@ -15,8 +15,8 @@ LEDGER = {"add_spend", "total_spend", "spend_by_model", "quarantine_providers",
           "quarantined_providers", "reserve_budget", "settle_reservation",
           "release_expired_reservations", "budget_state"}
 #: Kernel modules that work on runs and units only.
-KERNEL = ["planner.py", "finalize.py", "repair.py", "lease.py", "fleet.py", "runspec.py",
-          "launch.py", "fleetview.py"]
+KERNEL = ["kernel/planner.py", "kernel/finalize.py", "ops/repair.py", "kernel/lease.py",
+          "ops/fleet.py", "kernel/admission.py", "ops/launch.py", "ops/fleetview.py"]
 CATALOGUE = ["catalogue/budget.py", "catalogue/complete.py"]
 
 

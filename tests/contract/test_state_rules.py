@@ -14,18 +14,24 @@ from pathlib import Path
 
 import pytest
 
+from docfleet.core import backends as registry
 from docfleet.core.models import UnitState
-from docfleet.state import registry, rules
+from docfleet.state import rules
 
 
 def _backend_sources() -> dict[str, str]:
-    """Every registry backend's module source, by module name (nothing imported)."""
+    """Every registry backend's source, its folder ``state/<backend>/`` (every module of
+    it but ``schema.py``, whose layout constants are no transition: one text), by folder
+    name (nothing imported)."""
     out = {}
     for entry in registry.BACKENDS:
         module = entry.opener.partition(":")[0]
         spec = importlib.util.find_spec(module)
         assert spec is not None and spec.origin, module
-        out[module] = Path(spec.origin).read_text()
+        folder = Path(spec.origin).parent
+        assert folder.parent.name == "state", folder  # one folder per backend
+        out[folder.name] = "\n".join(p.read_text() for p in sorted(folder.glob("*.py"))
+                                     if p.name != "schema.py")
     return out
 
 
@@ -112,6 +118,21 @@ def test_every_backend_takes_its_transition_rules_from_the_rules_module() -> Non
     assert len(sources) == len(registry.BACKENDS) >= 4
     for module, source in sources.items():
         assert re.search(r"^from docfleet\.state import (\w+, )*rules\b", source, re.M), module
+        # the ledger's cap rule and settlement come from docfleet.state.budget, never a copy
+        assert re.search(r"^from docfleet\.state import (\w+, )*budget\b", source, re.M), module
+        assert "budget.fits(" in source or "budget.headroom(" in source, module
+        assert not re.search(r"(>|<=?)\s*int\(cap_nano\)|int\(cap_nano\)\s*-", source), module
         assert "rules.expired_lease" in source or "rules.sql_lease_expired_error" in source, \
             module
         assert not rule_copies(source, module), rule_copies(source, module)
+
+
+def test_every_backend_takes_its_codecs_and_retry_path_from_the_shared_modules() -> None:
+    """One row -> unit mapping (``state/codecs.py``) and one retry and error translation
+    path (``state/calls.py``): a backend folder builds no ``Unit``/``Claim`` by hand and
+    runs no retry loop of its own over its store calls."""
+    for folder, source in _backend_sources().items():
+        assert "codecs.unit_from_record(" in source and "codecs.running_unit(" in source, folder
+        assert not re.search(r"(?<![\w.])Unit\(", source), folder
+        assert "StoreCalls(" in source, folder
+        assert not re.search(r"\.(policy|_retry)\.call\(|Retrying\(", source), folder

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from infra_tools import REPO, find_provider_mirror, terraform, terraform_env
 
-from docfleet.state.schemas import DYNAMODB_TABLE
+from docfleet.state.dynamodb.schema import DYNAMODB_TABLE
 from support.needs import require
 
 ROOT = REPO / "terraform" / "examples" / "aws-local"

@@ -10,7 +10,7 @@ import yaml
 from infra_tools import REPO
 
 from docfleet.core.settings import load_settings
-from docfleet.state.postgres import display_uri
+from docfleet.state.postgres.store import display_uri
 
 HERE = REPO / "deploy" / "k8s" / "postgres"
 

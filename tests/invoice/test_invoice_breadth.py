@@ -26,7 +26,7 @@ from stdnum.gb import vat as gb_vat
 from stdnum.jp import cn as jp_cn
 from stdnum.us import ein as us_ein
 
-from docfleet.catalogue.artifact import Catalogue, CatalogueEntry
+from docfleet.dataset.catalogue import Catalogue, CatalogueEntry
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession

@@ -1,4 +1,4 @@
-"""The backend registry (``docfleet.state.registry``) is the only list of state backends:
+"""The backend registry (``docfleet.core.backends``) is the only list of state backends:
 URI parsing, settings, telemetry, the tests and the benches all read it, and no other file
 spells out a list of backend schemes."""
 
@@ -11,28 +11,30 @@ from pathlib import Path
 import pytest
 
 from docfleet import telemetry
+from docfleet.core import backends as registry
 from docfleet.core import uris
 from docfleet.core.errors import ConfigError
 from docfleet.core.settings import load_settings
-from docfleet.state import open_state_store, registry
+from docfleet.state import open_state_store
 from support import backends, emulator_fixtures, emulators
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMES = set(registry.schemes())
 #: The registry itself, and the tests' URI makers (checked against it at import).
-SOURCES_OF_TRUTH = {ROOT / "worker/docfleet/state/registry.py", ROOT / "tests/support/backends.py"}
+SOURCES_OF_TRUTH = {ROOT / "worker/docfleet/core/backends.py", ROOT / "tests/support/backends.py"}
 #: Per-backend data that is not a list of backends: a backend missing here has no price.
 ALLOWED: dict[Path, str] = {}  # file -> why it may list backends (none needed today)
 
 
 def test_every_entry_names_an_opener_a_db_system_and_a_test_server_that_exist() -> None:
     for entry in registry.BACKENDS:
-        module, _, function = entry.opener.partition(":")
-        assert callable(getattr(importlib.import_module(module), function)), entry
-        assert entry.db_system and entry.example.startswith(entry.scheme + "://")
-        if entry.init is not None:
-            module, _, function = entry.init.partition(":")
+        for hook in ("opener", "init", "instrument"):
+            module, _, function = getattr(entry, hook).partition(":")
+            # every hook lives in the backend's own folder, docfleet/state/<backend>/
+            assert module.startswith("docfleet.state.") and module.count(".") == 3, entry
             assert callable(getattr(importlib.import_module(module), function)), entry
+            assert callable(entry.hook(hook)), entry
+        assert entry.db_system and entry.example.startswith(entry.scheme + "://")
         if entry.test_server is not None:
             assert hasattr(emulator_fixtures, entry.test_server), entry  # the fixture
             assert entry.test_server in emulators.STARTERS, entry  # and the bench starter
@@ -92,7 +94,7 @@ def test_no_other_file_lists_the_backends() -> None:
         if path not in SOURCES_OF_TRUTH and path not in ALLOWED:
             in_worker = "worker" in path.parts and "state" not in path.parts
             problems += violations(path.read_text(), str(path.relative_to(ROOT)), in_worker)
-    assert not problems, "read docfleet.state.registry instead:\n" + "\n".join(problems)
+    assert not problems, "read docfleet.core.backends instead:\n" + "\n".join(problems)
 
 
 def test_the_scan_finds_the_lists_it_forbids() -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from docfleet.core.models import Claim, UnitState
-from docfleet.kernel.pacing import WriteRamp
 from docfleet.kernel.worker import EXIT_OK, EXIT_SIGTERM, Worker
+from docfleet.state.ramp import WriteRamp
 from support.inprocess import in_process_worker
 
 

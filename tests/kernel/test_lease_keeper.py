@@ -11,7 +11,7 @@ from pathlib import Path
 from docfleet.core.models import RunSpec
 from docfleet.kernel.lease import LeaseKeeper
 from docfleet.kernel.planner import plan_units
-from docfleet.state.sqlite import SQLiteStateStore
+from docfleet.state.sqlite.store import SQLiteStateStore
 
 
 def _store(tmp_path: Path) -> SQLiteStateStore:

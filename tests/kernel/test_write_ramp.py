@@ -13,9 +13,10 @@ import pytest
 
 from docfleet.core.errors import ConfigError
 from docfleet.kernel import pacing
-from docfleet.kernel.pacing import ClaimGovernor, WriteRamp, claim_spacing, parse_ramp
+from docfleet.kernel.pacing import ClaimGovernor, claim_spacing
 from docfleet.state import open_state_store
 from docfleet.state.optional import write_ramp
+from docfleet.state.ramp import WriteRamp, parse_ramp
 from support.errors import assert_one_line_error
 from support.fleet import cli
 

@@ -17,7 +17,7 @@ ALLOWED = ("docfleet.packs.sdk", "docfleet.packs.base", "docfleet.core", "docfle
 #: the packs layer's own modules beside the packs: the registry, the protocol, the cache
 REGISTRY = ("__init__.py", "base.py", "template_cache.py")
 #: what the SDK may import of docfleet besides those: the layers it is the packs' facade to
-SDK_ALSO = ("docfleet.telemetry", "docfleet.dataset.splits", "docfleet.catalogue.artifact")
+SDK_ALSO = ("docfleet.telemetry", "docfleet.dataset.splits", "docfleet.dataset.catalogue")
 
 
 def imports(path: Path) -> list[tuple[int, str]]:

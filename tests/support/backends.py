@@ -1,6 +1,6 @@
 """Backends for the parametrised contract suite, the chaos suite and the fleet tests.
 
-The state backends are the registry's (:mod:`docfleet.state.registry`): each entry names
+The state backends are the registry's (:mod:`docfleet.core.backends`): each entry names
 the session fixture of :mod:`support.emulator_fixtures` that serves it (``test_server``), and
 :data:`STATE_URI_MAKERS` below says how to make a fresh namespace in that server. A factory
 ``(request, tmp_path) -> URI`` pulls its server lazily with ``request.getfixturevalue``, so
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from docfleet.state.registry import BACKENDS, backend
+from docfleet.core.backends import BACKENDS, backend
 
 UriFactory = Callable[[pytest.FixtureRequest, Path], str]
 

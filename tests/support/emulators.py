@@ -376,7 +376,7 @@ def discard(emulator: Emulator) -> None:
 # -- resources inside an emulator -------------------------------------------------------------
 def make_dynamodb_table(moto: Emulator, table: str) -> str:
     """Create ``table`` from the schema constant; return its ``dynamodb://`` URI."""
-    from docfleet.state.dynamodb import create_table
+    from docfleet.state.dynamodb.client import create_table
 
     create_table(moto.url, AWS_REGION, table)
     return f"dynamodb://{table}?region={AWS_REGION}&endpoint={moto.url}"

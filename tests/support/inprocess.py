@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from docfleet.blob import open_blob_store
 from docfleet.core.identity import task_identity
 from docfleet.core.settings import load_settings
-from docfleet.kernel.runspec import resolve_spec
+from docfleet.kernel.admission import resolve_spec
 from docfleet.kernel.worker import Worker
 from docfleet.packs import load_pack
 from docfleet.state import open_state_store

@@ -20,13 +20,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from docfleet import telemetry
 from docfleet.blob import open_blob_store
+from docfleet.core import backends as registry
 from docfleet.core.identity import task_identity
 from docfleet.core.settings import Settings, load_settings
 from docfleet.core.uris import redact
 from docfleet.dataset.manifest import sha256
 from docfleet.kernel.worker import Worker
 from docfleet.packs import load_pack
-from docfleet.state import open_state_store, registry
+from docfleet.state import open_state_store
 from docfleet.state.optional import claims_in_batches, write_ramp
 
 TASKS = 3
@@ -41,7 +42,7 @@ def exporter() -> Iterator[InMemorySpanExporter]:
 
 
 def _task(settings: Settings, index: int, codes: dict[int, int]) -> None:
-    from docfleet.kernel.runspec import resolve_spec
+    from docfleet.kernel.admission import resolve_spec
 
     identity = task_identity({"DOCFLEET_TASK_INDEX": str(index),
                               "DOCFLEET_TASK_COUNT": str(TASKS),

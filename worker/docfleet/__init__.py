@@ -10,17 +10,18 @@ Python API (imported lazily, so ``import docfleet`` stays cheap)::
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from docfleet.core.version import __version__ as __version__
+
 __all__ = ["DocfleetError", "GenerateResult", "RunData", "generate", "open_run"]
 
 
 def __getattr__(name: str) -> object:
     if name == "DocfleetError":
-        from docfleet.core.errors import DocfleetError
+        from docfleet.core.errors import DocfleetError  # lazy: start-up
 
         return DocfleetError
     if name in __all__:
-        from docfleet import api
+        from docfleet import api  # lazy: start-up
 
         return getattr(api, name)
     raise AttributeError(f"module 'docfleet' has no attribute {name!r}")

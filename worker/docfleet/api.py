@@ -52,15 +52,15 @@ def generate(
     units do not raise: see ``result.failed_units``."""
     from rich.console import Console
 
-    from docfleet.blob import open_blob_store
-    from docfleet.core.settings import load_settings
-    from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json
-    from docfleet.ops.fleet import prepare_fleet, run_fleet
-    from docfleet.ops.fleetview import failed_unit_rows
-    from docfleet.state import open_state_store
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json  # lazy: start-up
+    from docfleet.ops.fleet import prepare_fleet, run_fleet  # lazy: start-up
+    from docfleet.ops.runstatus import failed_unit_rows  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
 
     if tasks < 1:
-        from docfleet.core.errors import ConfigError
+        from docfleet.core.errors import ConfigError  # lazy: start-up
 
         raise ConfigError(f"tasks={tasks} is not a number of processes", "use tasks >= 1")
     settings = load_settings(run_id=run_id, total=total, pack=pack, state=state, out=out,
@@ -90,8 +90,8 @@ class RunData:
 
     def __init__(self, run_id: str, out: str | None = None, *, partial: bool = False,
                  state: str | None = None) -> None:
-        from docfleet.core.settings import load_settings
-        from docfleet.export import RunReader
+        from docfleet.core.settings import load_settings  # lazy: start-up
+        from docfleet.export import RunReader  # lazy: start-up
 
         settings = load_settings(out=out, state=state)
         self.run_id = run_id
@@ -108,7 +108,7 @@ class RunData:
         Raises :class:`~docfleet.export.reader.ExportError` for a table the run lacks."""
         import pyarrow as pa
 
-        from docfleet.export.reader import ExportError
+        from docfleet.export.reader import ExportError  # lazy: start-up
 
         if name not in self.tables():
             raise ExportError(f"run {self.run_id} has no table '{name}'",

@@ -1,5 +1,5 @@
 /**
- * docfleet on AWS: the DynamoDB state table (exactly docfleet.state.schemas.DYNAMODB_TABLE),
+ * docfleet on AWS: the DynamoDB state table (exactly docfleet.state.dynamodb.schema.DYNAMODB_TABLE),
  * the S3 output bucket, a task role scoped to those two, and an AWS Batch job definition
  * for array jobs (one array child = one docfleet task).
  */

@@ -29,7 +29,7 @@ resource "google_firestore_index" "units" {
 }
 
 # Single-field index exemptions: an empty index_config disables the automatic ascending,
-# descending and array indexes of the field (docfleet.state.schemas.FIRESTORE_UNINDEXED_FIELDS).
+# descending and array indexes of the field (docfleet.state.firestore.schema.FIRESTORE_UNINDEXED_FIELDS).
 resource "google_firestore_field" "unindexed" {
   for_each = toset(local.firestore_unindexed_fields)
 

@@ -1,7 +1,7 @@
 /**
  * docfleet on Google Cloud: a Cloud Run v2 job (one execution = one fleet of identical
  * tasks), the Firestore database, the composite index the claim query needs (exactly
- * docfleet.state.schemas.FIRESTORE_INDEXES) and the single-field index exemptions of
+ * docfleet.state.firestore.schema.FIRESTORE_INDEXES) and the single-field index exemptions of
  * FIRESTORE_UNINDEXED_FIELDS, the GCS output bucket, the
  * Artifact Registry repository, Secret Manager secrets for LLM keys, and a dedicated
  * service account with least-privilege IAM.

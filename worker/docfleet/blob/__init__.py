@@ -14,16 +14,16 @@ def open_blob_store(uri: str) -> BlobStore:
     ``gs://bucket/prefix``, ``s3://bucket/prefix``)."""
     parsed = parse_uri(uri, BLOB_SCHEMES, "output")
     if parsed.scheme == "file":
-        from docfleet.blob.file import FileBlobStore
+        from docfleet.blob.file import FileBlobStore  # lazy: start-up
 
         path = parsed.netloc + parsed.path
         if not path:
             raise ConfigError(f"output URI {uri!r} names no directory", "use file://./out")
         return FileBlobStore(path)
     if parsed.scheme == "gs":
-        from docfleet.blob.gcs import open_gcs_store
+        from docfleet.blob.gcs import open_gcs_store  # lazy: extra
 
         return open_gcs_store(parsed)
-    from docfleet.blob.s3 import open_s3_store
+    from docfleet.blob.s3 import open_s3_store  # lazy: extra
 
     return open_s3_store(parsed)

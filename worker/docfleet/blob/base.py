@@ -34,3 +34,14 @@ class BlobStore(Protocol):
     def delete(self, key: str) -> None:
         """Remove ``key`` if present (idempotent)."""
         ...
+
+
+@runtime_checkable
+class HashesInPlace(Protocol):
+    """An optional member: a blob store that hashes an object where it lies (the local
+    file store streams it), so a large file is never read whole. Without it the caller
+    reads the object and hashes it (:func:`docfleet.dataset.manifest.hash_blob`)."""
+
+    def sha256_of(self, key: str) -> tuple[str, int]:
+        """The sha256 and size of object ``key``. Raises :class:`BlobNotFoundError`."""
+        ...

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from docfleet.cloud.gcp import emulated_gcs, gcp_error, gcp_transient, storage_client
+from docfleet.core.durations import uri_seconds
 from docfleet.core.errors import BlobNotFoundError, ConfigError, MissingExtraError
 from docfleet.core.retry import RetryPolicy, default_bound
 from docfleet.core.uris import ParsedURI
@@ -147,7 +148,5 @@ def open_gcs_store(parsed: ParsedURI) -> GCSBlobStore:
     emulator = parsed.query.get("emulator")
     if emulator:  # tests: fake-gcs-server; the client reads it from the environment
         os.environ["STORAGE_EMULATOR_HOST"] = emulator
-    from docfleet.core.settings import uri_seconds
-
     return GCSBlobStore(parsed.netloc, parsed.path, project=parsed.query.get("project"),
                         retry_seconds=uri_seconds(parsed.query, "retry_seconds", parsed.raw))

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from docfleet.cloud.aws import aws_client, aws_endpoint, aws_error, aws_region, aws_transient
+from docfleet.core.durations import uri_seconds
 from docfleet.core.errors import BlobNotFoundError, ConfigError
 from docfleet.core.retry import RetryPolicy, default_bound
 from docfleet.core.uris import ParsedURI
@@ -145,8 +146,6 @@ def open_s3_store(parsed: ParsedURI) -> S3BlobStore:
     """Open ``s3://BUCKET/prefix?endpoint=…&region=…``."""
     if not parsed.netloc:
         raise ConfigError(f"output URI {parsed.raw!r} names no bucket", "use s3://BUCKET/prefix")
-    from docfleet.core.settings import uri_seconds
-
     return S3BlobStore(
         parsed.netloc, parsed.path, endpoint=parsed.query.get("endpoint"),
         region=parsed.query.get("region"),

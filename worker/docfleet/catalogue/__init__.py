@@ -7,7 +7,8 @@ later generation runs with ``--option catalogue=URI`` and no key.
 - :mod:`.budget` — prices and the fleet-wide reserve → call → settle guard;
 - :mod:`.complete` — async calls under a concurrency bound, retries, quarantine;
 - :mod:`.pack` — the ``catalogue`` pack the kernel drains like any other;
-- :mod:`.artifact` — :class:`Catalogue`, the read API for generation runs.
+- the read API for generation runs, :class:`~docfleet.dataset.catalogue.Catalogue`, is a
+  dataset reader (:mod:`docfleet.dataset.catalogue`), below the packs that use it.
 
 Nothing here imports litellm at module import time (it takes seconds); only the build
 path does (:func:`docfleet.catalogue.llm.litellm_module`).

@@ -37,9 +37,12 @@ class CatalogueSession:
     one unit), the budget guard and the completer."""
 
     def __init__(self, options: CatalogueOptions, context: PackContext) -> None:
-        from docfleet.catalogue.budget import BudgetGuard
-        from docfleet.catalogue.complete import CallSettings, ItemCompleter
-        from docfleet.catalogue.llm import litellm_module
+        from docfleet.catalogue.budget import BudgetGuard  # lazy: start-up (litellm)
+        from docfleet.catalogue.complete import (  # lazy: start-up (litellm)
+            CallSettings,
+            ItemCompleter,
+        )
+        from docfleet.catalogue.llm import litellm_module  # lazy: start-up (litellm)
 
         task = context.pack_settings  # CatalogueSettings (CataloguePack.load_settings)
         self.options = options
@@ -117,7 +120,7 @@ class CataloguePack(Pack):
         :class:`~docfleet.catalogue.settings.CatalogueSettings`) with a command's flags
         (``catalogue build --concurrency 16``) on top; :class:`ConfigError` for a bad one,
         before a run is planned."""
-        from docfleet.catalogue.settings import CatalogueSettings
+        from docfleet.catalogue.settings import CatalogueSettings  # lazy: start-up (litellm)
 
         prefix = "DOCFLEET_CATALOGUE_"
         given = {k[len(prefix):].lower(): v for k, v in environ.items() if k.startswith(prefix)}

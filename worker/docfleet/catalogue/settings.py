@@ -8,6 +8,8 @@ from typing import Any
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from docfleet.core.settings import load_env_model
+
 #: default block size on Firestore: one budget-document write per 16 calls (reserve) plus
 #: one (settle), i.e. a fleet making ~8 calls/s keeps that document near 1 write/s
 FIRESTORE_BLOCK_CALLS = 16
@@ -35,7 +37,6 @@ class CatalogueSettings(BaseSettings):
         """From the environment, with ``overrides`` (a command's flags, as in
         :attr:`PackContext.pack_settings`) on top; :class:`ConfigError` naming a bad value
         by its variable. Reads ``os.environ``, never writes it."""
-        from docfleet.core.settings import load_env_model
 
         return load_env_model(
             cls, "DOCFLEET_CATALOGUE_", **{k: str(v) for k, v in overrides.items()})

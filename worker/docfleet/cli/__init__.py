@@ -58,7 +58,7 @@ def entrypoint() -> None:
     from importing pandas, which it never uses
     (:func:`docfleet.dataset.shards.skip_pandas_probe`)."""
     if sys.argv[1:2] == ["work"]:
-        from docfleet.dataset.shards import skip_pandas_probe
+        from docfleet.dataset.shards import skip_pandas_probe  # lazy: start-up
 
         skip_pandas_probe()
     main()

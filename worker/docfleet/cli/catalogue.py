@@ -78,17 +78,17 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     Example: docfleet catalogue build --run-id cat1 --model openai/gpt-4o-mini
     --budget-usd 2 --concurrency 16 --tasks 2
     """
-    from docfleet.blob import open_blob_store
-    from docfleet.catalogue.llm import require_litellm
-    from docfleet.catalogue.pack import CataloguePack
-    from docfleet.catalogue.restart import reclaim_expired
-    from docfleet.catalogue.settings import CatalogueSettings
-    from docfleet.core.errors import ConfigError
-    from docfleet.core.models import RunState, UnitState
-    from docfleet.core.settings import load_settings
-    from docfleet.kernel.runspec import check_ready, resolve_spec
-    from docfleet.state import open_state_store
-    from docfleet.telemetry.logs import setup_logging
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.catalogue.llm import require_litellm  # lazy: start-up
+    from docfleet.catalogue.pack import CataloguePack  # lazy: start-up
+    from docfleet.catalogue.restart import reclaim_expired  # lazy: start-up
+    from docfleet.catalogue.settings import CatalogueSettings  # lazy: start-up
+    from docfleet.core.errors import ConfigError  # lazy: start-up
+    from docfleet.core.models import RunState, UnitState  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.kernel.admission import check_ready, resolve_spec  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
+    from docfleet.telemetry.logs import setup_logging  # lazy: start-up
 
     require_litellm()  # the generation image has none: said once, nothing planned
     given = {"concurrency": concurrency, "call_timeout": call_timeout, "retries": retries,
@@ -103,7 +103,7 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     if models:
         normalised = CataloguePack().validate_options(
             _plan_options(models, fallback, prices, budget_usd, parse_options(options) or {}))
-        from docfleet.catalogue.plan import parse_options as parse_catalogue
+        from docfleet.catalogue.plan import parse_options as parse_catalogue  # lazy: start-up
 
         total = parse_catalogue(normalised).total
     elif existing is None:
@@ -129,13 +129,13 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     check_ready(spec, store, settings, task_flags)
     blob = open_blob_store(settings.out)
     if tasks == 1:
-        from docfleet.kernel.task import run_task
+        from docfleet.kernel.task import run_task  # lazy: start-up
 
         code = run_task(settings, spec, store, blob, log, pack_settings=task_flags)
     else:
         from rich.console import Console
 
-        from docfleet.ops.fleet import run_fleet
+        from docfleet.ops.fleet import run_fleet  # lazy: start-up
 
         log_dir = log_dir or Path(".docfleet/logs") / spec.run_id
         code = run_fleet(settings, spec, store, tasks, log_dir, Console(stderr=True),
@@ -162,7 +162,7 @@ def show(uri: str, as_json: bool) -> None:
     """
     import json
 
-    from docfleet.catalogue.artifact import Catalogue
+    from docfleet.dataset.catalogue import Catalogue  # lazy: start-up
 
     summary = Catalogue.load(uri).summary()
     if as_json:

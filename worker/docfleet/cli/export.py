@@ -29,8 +29,8 @@ def export(run_id: str, to: str, out: str | None, state: str | None, tables: str
 
     Example: docfleet export demo --to duckdb:///demo.duckdb
     """
-    from docfleet.core.settings import load_settings
-    from docfleet.export import RunReader, export_run, sink_path
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.export import RunReader, export_run, sink_path  # lazy: start-up
 
     sink_path(to)  # a bad target fails before the run is read
     settings = load_settings(out=out, state=state)
@@ -63,9 +63,9 @@ def card(run_id: str, out: str | None, state: str | None, output: str | None,
     """
     from pathlib import Path
 
-    from docfleet.core.settings import load_settings
-    from docfleet.export import RunReader
-    from docfleet.export.card import build_card, write_card
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.export import RunReader  # lazy: start-up
+    from docfleet.export.card import build_card, write_card  # lazy: start-up
 
     settings = load_settings(out=out, state=state)
     reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)

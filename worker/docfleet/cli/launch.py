@@ -50,7 +50,12 @@ def launch(tasks: int, run_id: str | None, total: int | None, pack: str | None,
 
     Example: docfleet launch --tasks 20 --run-id inv-2024-06 --total 100000 --wait
     """
-    from docfleet.ops.launch import JobRef, follow_run, jobs_client, start_execution
+    from docfleet.ops.launch import (  # lazy: start-up
+        JobRef,
+        follow_run,
+        jobs_client,
+        start_execution,
+    )
 
     settings = load_settings(run_id=run_id, total=total, pack=pack, unit_size=unit_size,
                              state=state, options=parse_options(options),
@@ -85,9 +90,9 @@ def launch(tasks: int, run_id: str | None, total: int | None, pack: str | None,
 
     import os
 
-    from docfleet.core.models import RunState
-    from docfleet.ops.launch import job_env
-    from docfleet.state import open_state_store
+    from docfleet.core.models import RunState  # lazy: start-up
+    from docfleet.ops.launch import job_env  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
 
     state_uri = settings.state
     if state is None and not os.environ.get("DOCFLEET_STATE"):

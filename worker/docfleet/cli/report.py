@@ -24,12 +24,12 @@ def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str |
 
     Example: docfleet report demo --out demo.html
     """
-    from docfleet.blob import open_blob_store
-    from docfleet.core import clock
-    from docfleet.core.settings import load_settings
-    from docfleet.dataset.manifest import RunFiles
-    from docfleet.ops.report import render_report, report_data
-    from docfleet.state import open_state_store
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.core import clock  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.dataset.manifest import RunFiles  # lazy: start-up
+    from docfleet.ops.report import render_report, report_data  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
 
     settings = load_settings(state=state, out=out_uri)
     store = open_state_store(settings.state, create=False)

@@ -51,8 +51,8 @@ def list_runs(state: str | None, as_json: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from docfleet.core.settings import load_settings
-    from docfleet.state import open_state_store
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
 
     store = open_state_store(load_settings(state=state).state, create=False)
     rows = run_rows(store)
@@ -93,10 +93,10 @@ def delete(run_id: str, state: str | None, out: str | None, yes: bool, force: bo
 
     Example: docfleet delete demo --yes
     """
-    from docfleet.blob import open_blob_store
-    from docfleet.core.errors import ConfigError, RunNotFoundError
-    from docfleet.core.settings import load_settings
-    from docfleet.state import open_state_store
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.core.errors import ConfigError, RunNotFoundError  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
 
     settings = load_settings(state=state, out=out)
     store = open_state_store(settings.state, create=False)
@@ -128,8 +128,8 @@ def delete(run_id: str, state: str | None, out: str | None, yes: bool, force: bo
 def _read_store(uri: str, run_id: str) -> Any:
     """Open a state store for a command that only reads or updates a run: a missing
     SQLite file is not created, and the error names the run."""
-    from docfleet.core.errors import RunNotFoundError
-    from docfleet.state import open_state_store
+    from docfleet.core.errors import RunNotFoundError  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
 
     try:
         return open_state_store(uri, create=False)
@@ -149,8 +149,8 @@ def _status_view(info: dict[str, Any]) -> Any:
     from rich.table import Table
     from rich.text import Text
 
-    from docfleet.core.models import UnitState
-    from docfleet.ops.fleetview import failed_unit_lines
+    from docfleet.core.models import UnitState  # lazy: start-up
+    from docfleet.ops.runstatus import failed_unit_lines  # lazy: start-up
 
     table = Table(title=f"run {info['run_id']}: {info['state']}, "
                         f"{info['documents_done']}/{info['total']} documents")
@@ -183,8 +183,8 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
     """
     from rich.console import Console
 
-    from docfleet.core.settings import load_settings
-    from docfleet.ops.runstatus import INCOMPLETE, TERMINAL_STATES, run_status
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.ops.runstatus import INCOMPLETE, TERMINAL_STATES, run_status  # lazy: start-up
 
     settings = load_settings(state=state, out=out)
     store = _read_store(settings.state, run_id)
@@ -201,7 +201,7 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
                     info = run_status(store, run_id, settings.out)
                     live.update(_status_view(info), refresh=True)
         else:  # not a terminal: one plain line per change
-            from docfleet.ops.fleetview import failed_unit_lines
+            from docfleet.ops.runstatus import failed_unit_lines  # lazy: start-up
 
             last = ""
             while True:
@@ -243,16 +243,16 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
 
     Example: docfleet verify demo --out file://./out
     """
-    from docfleet.blob import open_blob_store
-    from docfleet.core.settings import load_settings
-    from docfleet.dataset.manifest import RunFiles, verify_run
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.dataset.manifest import RunFiles, verify_run  # lazy: start-up
 
     settings = load_settings(out=out, state=state)
     files = RunFiles(open_blob_store(settings.out), run_id)
     binding = None
     if state is not None:
-        from docfleet.kernel.finalize import binding_of
-        from docfleet.ops.runstatus import open_run
+        from docfleet.kernel.finalize import binding_of  # lazy: start-up
+        from docfleet.ops.runstatus import open_run  # lazy: start-up
 
         store = _read_store(settings.state, run_id)
         run = open_run(store, run_id)
@@ -267,9 +267,9 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
 
 
 def _set_state(run_id: str, state: str | None, target: RunState, allowed: list[RunState]) -> None:
-    from docfleet.core import clock
-    from docfleet.core.settings import load_settings
-    from docfleet.ops.runstatus import open_run
+    from docfleet.core import clock  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.ops.runstatus import open_run  # lazy: start-up
 
     store = _read_store(load_settings(state=state).state, run_id)
     run = open_run(store, run_id)
@@ -316,10 +316,10 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
 
     Example: docfleet resume demo && docfleet run --run-id demo --tasks 2
     """
-    from docfleet.blob import open_blob_store
-    from docfleet.core.settings import load_settings
-    from docfleet.dataset.manifest import RunFiles
-    from docfleet.ops.repair import repair_run
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.dataset.manifest import RunFiles  # lazy: start-up
+    from docfleet.ops.repair import repair_run  # lazy: start-up
 
     settings = load_settings(state=state, out=out)
     store = _read_store(settings.state, run_id)

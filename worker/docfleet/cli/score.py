@@ -36,10 +36,10 @@ def score(run_id: str, predictions: Path, out: str | None, state: str | None, ex
     """
     import json
 
-    from docfleet.core.settings import load_settings
-    from docfleet.export import RunReader
-    from docfleet.scoring import score_run
-    from docfleet.scoring.report import html_report, print_report
+    from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.export import RunReader  # lazy: start-up
+    from docfleet.scoring import score_run  # lazy: start-up
+    from docfleet.scoring.report import html_report, print_report  # lazy: start-up
 
     settings = load_settings(out=out, state=state)
     reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)

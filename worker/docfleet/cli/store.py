@@ -25,7 +25,7 @@ def init(uris: tuple[str, ...]) -> None:
 
     Example: docfleet store init "dynamodb://docfleet?region=us-east-1&endpoint=http://127.0.0.1:5000"
     """
-    from docfleet.ops.storeinit import report
+    from docfleet.ops.storeinit import report  # lazy: start-up
 
     lines, ok = report(list(uris))
     for line in lines:

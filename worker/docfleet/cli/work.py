@@ -24,7 +24,7 @@ def work(**flags: Any) -> None:
 
     Example: DOCFLEET_RUN_ID=r1 DOCFLEET_TOTAL=1000 docfleet work
     """
-    from docfleet.kernel.task import work as work_task
+    from docfleet.kernel.task import work as work_task  # lazy: start-up
 
     sys.exit(work_task(flag_settings(**flags)))
 
@@ -49,19 +49,19 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
 
     from rich.console import Console
 
-    from docfleet import telemetry
-    from docfleet.blob import open_blob_store
-    from docfleet.core.models import RunState, UnitState
-    from docfleet.dataset.manifest import RunFiles
-    from docfleet.ops.fleet import prepare_fleet, run_fleet
-    from docfleet.ops.fleetview import failed_unit_lines, failed_unit_rows
-    from docfleet.state import open_state_store
-    from docfleet.telemetry.logs import setup_logging
+    from docfleet import telemetry  # lazy: start-up
+    from docfleet.blob import open_blob_store  # lazy: start-up
+    from docfleet.core.models import RunState, UnitState  # lazy: start-up
+    from docfleet.dataset.manifest import RunFiles  # lazy: start-up
+    from docfleet.ops.fleet import prepare_fleet, run_fleet  # lazy: start-up
+    from docfleet.ops.runstatus import failed_unit_lines, failed_unit_rows  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
+    from docfleet.telemetry.logs import setup_logging  # lazy: start-up
 
     settings = flag_settings(**flags)
     log = setup_logging("text", "WARNING")
     if dry_run:
-        from docfleet.ops.dryrun import dry_run_plan, plan_lines
+        from docfleet.ops.dryrun import dry_run_plan, plan_lines  # lazy: start-up
 
         plan = dry_run_plan(settings, tasks)
         for line in plan_lines(plan):

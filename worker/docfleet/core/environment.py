@@ -16,6 +16,8 @@ from functools import cache
 from importlib import metadata
 from typing import Any
 
+from docfleet.core.settings import load_settings
+
 PACKAGES = ("docfleet", "playwright", "faker", "jinja2", "pypdfium2", "pillow", "pyarrow")
 #: the font families the templates ask for (archetypes) and the script fallbacks
 FONT_FAMILIES = ("Liberation Sans", "Liberation Serif", "Liberation Mono", "DejaVu Sans",
@@ -62,8 +64,6 @@ def generator_environment(chromium_path: str | None = None) -> dict[str, Any]:
     """The environment of this process (see the module docstring). ``chromium_path``
     defaults to the settings' ``chromium_path``."""
     if chromium_path is None:
-        from docfleet.core.settings import load_settings
-
         chromium_path = load_settings().chromium_path
     return {
         "python": platform.python_version(),

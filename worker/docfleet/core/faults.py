@@ -32,8 +32,7 @@ from __future__ import annotations
 import os
 import sys
 from collections import Counter
-
-from docfleet.blob.base import BlobStore
+from typing import Protocol
 
 CRASH_ENV = "DOCFLEET_FAULT_CRASH"
 BLOB_PUT_ENV = "DOCFLEET_FAULT_BLOB_PUT"
@@ -41,6 +40,12 @@ PLAN_BATCH_ENV = "DOCFLEET_FAULT_PLAN_BATCH"
 POINTS = frozenset({"plan.start", "plan.batch", "unit.part", "root.before", "root.after"})
 BLOB_MODES = frozenset({"fail", "partial", "crash"})
 CRASH_EXIT = 137
+
+
+class _Puts(Protocol):
+    """What a blob fault needs of a blob store (:class:`docfleet.blob.base.BlobStore`)."""
+
+    def put(self, key: str, data: bytes) -> None: ...
 
 
 class InjectedBlobFault(OSError):
@@ -92,7 +97,7 @@ def hit(point: str) -> None:
         _die(point)
 
 
-def blob_put(blob: BlobStore, key: str, data: bytes) -> None:
+def blob_put(blob: _Puts, key: str, data: bytes) -> None:
     """Before ``blob.put(key, data)``: apply ``DOCFLEET_FAULT_BLOB_PUT`` if it targets
     ``key`` (raise :class:`InjectedBlobFault`, maybe after leaving a truncated object)."""
     for mode, target, times in _BLOB:

@@ -21,6 +21,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from docfleet.core.durations import env_seconds
 from docfleet.core.errors import StoreUnavailableError
 
 T = TypeVar("T")
@@ -33,8 +34,6 @@ DEFAULT_RETRY_SECONDS = 60.0
 def default_bound() -> float:
     """The retry bound from ``DOCFLEET_STORE_RETRY_SECONDS`` (default 60 s). Raises
     :class:`ConfigError` for a negative, non-finite or non-numeric value."""
-    from docfleet.core.settings import env_seconds
-
     return env_seconds(RETRY_SECONDS_ENV, DEFAULT_RETRY_SECONDS)
 
 

@@ -3,7 +3,6 @@ configured by env), overridable by CLI flags, validated with clear errors."""
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from typing import Any, Literal
@@ -11,7 +10,9 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
+from docfleet.core.durations import DAY
 from docfleet.core.errors import ConfigError
+from docfleet.core.tracemode import resolve_mode
 from docfleet.core.uris import BLOB_SCHEMES, STATE_SCHEMES, parse_uri
 
 DEFAULT_PACK = "invoice"
@@ -21,7 +22,6 @@ RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # always fullma
 #: Bounds of the documented numeric settings (README "Configuration").
 MAX_TOTAL = 1_000_000_000
 MAX_UNIT_SIZE = 1000
-DAY = 86_400.0
 
 #: The CLI flag of each setting that has one (an error names only flags that exist).
 FLAGS = {
@@ -110,8 +110,6 @@ class Settings(BaseSettings):
     @classmethod
     def _trace(cls, value: str | None) -> str | None:
         if value is not None:
-            from docfleet.telemetry import resolve_mode
-
             resolve_mode(value, {})
         return value
 
@@ -193,39 +191,3 @@ def load_settings(**overrides: Any) -> Settings:
         raise ConfigError(f"{var}{what} is not valid JSON (got {raw[:80]!r})",
                           f'{var} is a JSON object, e.g. {{"lines": "1-3"}}; or use --option '
                           "KEY=VALUE") from None
-
-
-def parse_seconds(raw: str, name: str, *, minimum: float = 0.0, maximum: float = DAY,
-                  hint: str | None = None, what: str = "a number of seconds") -> float:
-    """``raw`` as a number of seconds within [``minimum``, ``maximum``]; ``name`` is what
-    set it (a variable or URI parameter). Raises :class:`ConfigError` for a value that is
-    not a finite number in range: never a silent fallback."""
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or not minimum <= value <= maximum:
-        raise ConfigError(f"{name}={raw!r} is not {what} in [{minimum:g}, {maximum:g}]",
-                          hint or f"set {name} to a finite number in that range")
-    return value
-
-
-def env_seconds(var: str, default: float, *, minimum: float = 0.0,
-                maximum: float = DAY, what: str = "a number of seconds") -> float:
-    """A duration from environment variable ``var`` (``default`` if unset or empty), checked
-    as :func:`parse_seconds` does."""
-    raw = os.environ.get(var, "").strip()
-    if not raw:
-        return default
-    return parse_seconds(raw, var, minimum=minimum, maximum=maximum, what=what,
-                         hint=f"set {var} to a finite number in that range, or unset it "
-                              f"(default {default:g})")
-
-
-def uri_seconds(query: dict[str, str], key: str, uri: str) -> float | None:
-    """The URI parameter ``?key=SECONDS`` of ``uri`` (``None`` if absent), checked as
-    :func:`parse_seconds` does."""
-    raw = query.get(key)
-    if not raw:
-        return None
-    return parse_seconds(raw, f"?{key}", hint=f"fix ?{key}= in {uri!r}")

@@ -1,17 +1,19 @@
 """Backend URIs. A backend is chosen by its URI scheme, so moving a run from a laptop to a
 fleet is a config change: ``sqlite://`` → ``firestore://`` / ``dynamodb://`` /
 ``postgresql://`` and ``file://`` → ``gs://`` / ``s3://``. The state schemes come from
-the backend registry (:mod:`docfleet.state.registry`); ``STATE_SCHEMES`` reads it."""
+the backend registry (:mod:`docfleet.core.backends`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
+from docfleet.core.backends import schemes
 from docfleet.core.errors import ConfigError
 
 BLOB_SCHEMES = ("file", "gs", "s3")
+#: Every state-store scheme, in registry order.
+STATE_SCHEMES: tuple[str, ...] = schemes()
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,3 @@ def redact(uri: str) -> str:
     # never urlunsplit: it drops the "//" of an empty host (sqlite:///rel → sqlite:/rel)
     return f"{parts.scheme}://{netloc}{parts.path}"
 
-
-def __getattr__(name: str) -> Any:
-    """``STATE_SCHEMES``: the registry's schemes, read lazily (the registry's package
-    imports this module)."""
-    if name == "STATE_SCHEMES":
-        from docfleet.state.registry import schemes
-
-        return schemes()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from docfleet.blob.base import BlobStore
+from docfleet.blob.base import BlobStore, HashesInPlace
 from docfleet.core import faults
 from docfleet.core.errors import BlobNotFoundError, ManifestGapError
 
@@ -157,9 +157,8 @@ class RunFiles:
 def hash_blob(files: RunFiles, relative: str) -> tuple[str, int]:
     """The sha256 and size of one run file, streamed where the blob store can
     (``sha256_of``) so a large file is never held whole. Raises :class:`BlobNotFoundError`."""
-    streaming = getattr(files.blob, "sha256_of", None)
-    if streaming is not None:
-        return streaming(files.key(relative))
+    if isinstance(files.blob, HashesInPlace):
+        return files.blob.sha256_of(files.key(relative))
     data = files.get(relative)
     return sha256(data), len(data)
 

@@ -56,7 +56,7 @@ def export_run(reader: RunReader, to: str, tables: list[str] | None = None,
     """Export ``reader``'s run to ``to`` and write its dataset card there. Idempotent for
     every sink. Raises :class:`ExportError` (bad target, unknown table),
     :class:`TamperedError`."""
-    from docfleet.export.card import write_card
+    from docfleet.export.card import write_card  # lazy: extra
 
     scheme, path = sink_path(to)
     result = _export(reader, scheme, path, tables, dpi)
@@ -74,16 +74,16 @@ def _export(reader: RunReader, scheme: str, path: Path, tables: list[str] | None
         raise ExportError(f"--tables does not apply to {scheme}://",
                           "COCO, FUNSD, DocILE and hf:// always use the layout tables")
     if scheme == "docile":
-        from docfleet.export.docile import export_docile
+        from docfleet.export.docile import export_docile  # lazy: extra
 
         return export_docile(reader, path)
     if not 18 <= dpi <= 600:
         raise ExportError(f"--dpi {dpi} is out of range", "use 18 to 600 (e.g. 150)")
     if scheme == "hf":
-        from docfleet.export.hf import export_hf
+        from docfleet.export.hf import export_hf  # lazy: extra
 
         return export_hf(reader, path, dpi)
-    from docfleet.export.interchange import export_coco, export_funsd
+    from docfleet.export.interchange import export_coco, export_funsd  # lazy: extra
 
     if scheme == "coco":
         return export_coco(reader, path, dpi)

@@ -23,6 +23,7 @@ from typing import Any
 
 from docfleet.export import diversity
 from docfleet.export.reader import RunReader
+from docfleet.packs import load_pack
 
 LICENSE = "cc-by-4.0"
 #: documents the card's diversity section measures (the first ones: every document is
@@ -41,8 +42,6 @@ def _describe(reader: RunReader) -> dict[str, Any]:
     if not pack:
         return {}
     try:
-        from docfleet.packs import load_pack
-
         loaded = load_pack(pack)
     except Exception:  # a pack this installation lacks: types only
         return {}

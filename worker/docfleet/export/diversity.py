@@ -335,7 +335,7 @@ def _language(locale: Any) -> str:
 
 
 def _minor(currency: Any) -> int:
-    from docfleet.packs.sdk.money import MINOR_UNITS
+    from docfleet.packs.sdk.money import MINOR_UNITS  # lazy: start-up
 
     return MINOR_UNITS.get(str(currency or ""), 2)
 

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from docfleet.core.errors import ConfigError
-from docfleet.export.interchange import _check, funsd_form, units
+from docfleet.export.interchange import PageImage, _check, funsd_form, units
 from docfleet.export.reader import RunReader
 from docfleet.export.tabular import ExportResult
 
@@ -126,7 +126,6 @@ def _page_images(data: bytes, dpi: int) -> Any:
 
 def page_rows(reader: RunReader, dpi: int, counts: dict[str, int]) -> Any:
     """(split, row) for every page of every PDF document of the run, unit by unit."""
-    from docfleet.export.interchange import PageImage
 
     scale = dpi / 72
     for part, invoices, docs in units(reader, TABLES):

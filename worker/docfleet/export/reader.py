@@ -23,7 +23,9 @@ import pyarrow.parquet as pq
 
 from docfleet.blob import BlobStore, open_blob_store
 from docfleet.core.errors import BlobNotFoundError, DocfleetError, ManifestGapError
+from docfleet.core.models import UnitState
 from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json, part_key, sha256
+from docfleet.state import open_state_store
 
 
 class ExportError(DocfleetError):
@@ -53,7 +55,9 @@ class PartInfo:
 
 class RunReader:
     """One run's parts and shards. ``partial`` needs ``state_uri`` (the store that knows
-    which units are DONE)."""
+    which units are DONE; the caller resolves it from its settings: the reader reads no
+    environment). Raises :class:`ExportError` for a partial read of an incomplete run
+    without one."""
 
     def __init__(self, out_uri: str | BlobStore, run_id: str, *, partial: bool = False,
                  state_uri: str | None = None) -> None:
@@ -85,11 +89,10 @@ class RunReader:
             self.partial = True
 
     def _done_units(self, state_uri: str | None) -> list[tuple[int, str | None]]:
-        from docfleet.core.models import UnitState
-        from docfleet.core.settings import load_settings
-        from docfleet.state import open_state_store
-
-        store = open_state_store(load_settings(state=state_uri).state, create=False)
+        if not state_uri:
+            raise ExportError(f"run '{self.run_id}' is not complete and no state store was "
+                              "given", "--partial needs the run's state store: pass --state")
+        store = open_state_store(state_uri, create=False)
         try:
             run = store.get_run(self.run_id)
             if run is None:

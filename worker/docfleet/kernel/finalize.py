@@ -10,6 +10,7 @@ import logging
 
 from docfleet import telemetry
 from docfleet.core import clock, faults
+from docfleet.core.environment import generator_environment
 from docfleet.core.errors import DocfleetError, ManifestGapError, RootConflictError
 from docfleet.core.models import Run, RunState, Unit, UnitState
 from docfleet.dataset.manifest import (
@@ -98,7 +99,6 @@ def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger)
             f"refusing to write the root manifest of run {run.run_id}: " + "; ".join(problems),
             f"run 'docfleet resume {run.run_id}' to regenerate those units",
         )
-    from docfleet.core.environment import generator_environment
 
     root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts,
                       environment=generator_environment())

@@ -17,6 +17,9 @@ from docfleet.blob.base import BlobStore
 from docfleet.core.identity import TaskIdentity, task_identity
 from docfleet.core.models import RunSpec
 from docfleet.core.settings import Settings
+from docfleet.kernel.admission import check_ready, resolve_spec
+from docfleet.kernel.worker import Worker
+from docfleet.packs import load_pack
 from docfleet.state import StateStore, open_state_store
 from docfleet.telemetry.logs import bind, setup_logging
 
@@ -32,8 +35,6 @@ def run_task(
     task's exit code; leaves ``store`` open. ``pack_settings``: a command's flags for
     the pack's own settings (the pack loads them over the environment into
     :attr:`PackContext.pack_settings`)."""
-    from docfleet.kernel.worker import Worker
-    from docfleet.packs import load_pack
 
     identity = identity or task_identity()
     bind(run_id=spec.run_id, task_index=identity.index, task_count=identity.count,
@@ -52,7 +53,6 @@ def work(settings: Settings) -> int:
     run if first, drains it, finalizes it; a setup error (bad pack option, missing
     browser) raises :class:`ConfigError` before anything is planned. Returns the exit
     code; the store is closed."""
-    from docfleet.kernel.runspec import check_ready, resolve_spec
 
     log = setup_logging(settings.log_format, settings.log_level)
     identity = task_identity()

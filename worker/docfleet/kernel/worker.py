@@ -35,6 +35,7 @@ from docfleet.dataset.manifest import Part, RunFiles, document_key, part_key, sh
 from docfleet.dataset.shards import shard_bytes
 from docfleet.kernel import pacing
 from docfleet.kernel.claimbatch import BatchSizer, batch_window
+from docfleet.kernel.finalize import finalize_run
 from docfleet.kernel.lease import LeaseKeeper, LeaseWatch
 from docfleet.kernel.planner import ensure_planned
 from docfleet.packs.base import DocumentPack, PackSession, pack_context
@@ -390,8 +391,6 @@ class Worker:
         failed = [u for u in units if u.state == UnitState.FAILED]
         if not failed:
             try:
-                from docfleet.kernel.finalize import finalize_run
-
                 finalize_run(self.store, self.files, self.log)
             except ManifestGapError as exc:
                 self.log.error("%s", exc, extra={"event": "manifest.gap"})

@@ -8,8 +8,13 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from docfleet.core.errors import RunNotFoundError
 from docfleet.core.models import Run, RunSpec
 from docfleet.core.settings import Settings
+from docfleet.kernel.admission import require_run_id, resolve_spec
+from docfleet.packs import load_pack
+from docfleet.state import open_state_store
+from docfleet.state.base import check_fingerprint
 
 
 @dataclass(frozen=True)
@@ -43,8 +48,6 @@ class _Nothing:
 def _stored_run(settings: Settings) -> tuple[Any, Run | None]:
     """The state store and the run in it, opening nothing that would be created: a SQLite
     file that does not exist yet holds no run."""
-    from docfleet.core.errors import RunNotFoundError
-    from docfleet.state import open_state_store
 
     try:
         store = open_state_store(settings.state, create=False)
@@ -57,9 +60,6 @@ def dry_run_plan(settings: Settings, tasks: int) -> DryRunPlan:
     """Resolve the run as ``docfleet run`` would (same spec, same checks, including the
     fingerprint of a stored run) and estimate it. Writes nothing. Raises
     :class:`ConfigError` / :class:`RunConflictError` as a real run would."""
-    from docfleet.kernel.runspec import require_run_id, resolve_spec
-    from docfleet.packs import load_pack
-    from docfleet.state.base import check_fingerprint
 
     require_run_id(settings)
     store, existing = _stored_run(settings)

@@ -19,8 +19,9 @@ from rich.console import Console
 from docfleet import telemetry
 from docfleet.core.models import RunSpec
 from docfleet.core.settings import Settings
+from docfleet.kernel.admission import check_ready, resolve_spec
 from docfleet.ops.fleetview import FleetDisplay, TaskWatch, snapshot
-from docfleet.state.base import CoordinationStore
+from docfleet.state.base import CoordinationStore, check_fingerprint
 
 
 def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, execution: str,
@@ -66,8 +67,6 @@ def prepare_fleet(settings: Settings, store: CoordinationStore, tasks: int,
     every task's log: a stored run's other parameters refused
     (:class:`RunConflictError`), the pack's preflight passed (:class:`ConfigError`).
     Writes nothing."""
-    from docfleet.kernel.runspec import check_ready, resolve_spec
-    from docfleet.state.base import check_fingerprint
 
     spec = resolve_spec(settings, store, tasks, log)
     existing = store.get_run(spec.run_id)

@@ -1,8 +1,12 @@
-"""What a local fleet (``docfleet run``) shows on the terminal: a progress line in
+"""The live view of a local fleet (``docfleet run``) on the terminal: a progress line in
 documents (done/total, documents/s, ETA) that fits 80 columns, or periodic plain lines when
-stderr is not a terminal; the fatal error of each task as soon as it exits with one; and
-at the end the failed units with their last error. Reads only what the store's
-``progress()``/``units()`` and the tasks' own log files already hold."""
+stderr is not a terminal; the fatal error of each task as soon as it exits with one. At
+the end the failed units are listed as ``status`` lists them (:mod:`.runstatus`). Reads
+only what the store's ``units()`` and the tasks' own log files already hold.
+
+One of three views of a run, each with one job: :mod:`.runstatus` (one run's state, read
+once: ``status``, and the pieces the other two share), this module (a fleet while it
+works), :mod:`.report` (the HTML page of a run, for people)."""
 
 from __future__ import annotations
 
@@ -16,13 +20,12 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn
 
 from docfleet.core.models import RunSpec, Unit, UnitState
+from docfleet.ops.runstatus import documents_done
 
 #: Exit codes that are not a task's own fatal error (done, holes, stopped by a signal).
 QUIET_EXITS = frozenset({0, 1, 130, 143})
 #: Seconds between plain progress lines when stderr is not a terminal.
 PLAIN_EVERY = 10.0
-#: Failed units listed at the end of a run (the rest: ``docfleet status ID --json``).
-FAILED_SHOWN = 20
 
 
 def clock_text(seconds: float | None) -> str:
@@ -63,31 +66,9 @@ class Snapshot:
 def snapshot(units: list[Unit], spec: RunSpec, alive: int, elapsed: float) -> Snapshot:
     """The :class:`Snapshot` of ``units`` (the store's unit listing)."""
     counts: dict[UnitState, int] = {}
-    done = 0
     for unit in units:
         counts[unit.state] = counts.get(unit.state, 0) + 1
-        if unit.state == UnitState.DONE:
-            done += unit.count
-    return Snapshot(done, spec.total, counts, alive, elapsed)
-
-
-def failed_unit_rows(units: list[Unit]) -> list[dict[str, Any]]:
-    """The FAILED units as ``{index, documents: [first, last], attempts, error}``."""
-    return [{"index": u.index, "documents": [u.start, u.stop - 1], "attempts": u.attempts,
-             "error": u.last_error or ""} for u in units if u.state == UnitState.FAILED]
-
-
-def failed_unit_lines(rows: list[dict[str, Any]], run_id: str) -> list[str]:
-    """One line per failed unit (at most :data:`FAILED_SHOWN`), then how to see the rest
-    and how to retry them."""
-    lines = [f"unit {r['index']} (documents {r['documents'][0]}-{r['documents'][1]}) failed "
-             f"after {r['attempts']} attempt(s): {r['error']}" for r in rows[:FAILED_SHOWN]]
-    if len(rows) > FAILED_SHOWN:
-        lines.append(f"… and {len(rows) - FAILED_SHOWN} more: docfleet status {run_id} --json")
-    if rows:
-        lines.append(f"fix the cause, then: docfleet resume {run_id} && docfleet run "
-                     f"--run-id {run_id}")
-    return lines
+    return Snapshot(documents_done(units), spec.total, counts, alive, elapsed)
 
 
 def fatal_line(log: Path) -> str:

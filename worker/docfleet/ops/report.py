@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docfleet.core.errors import BlobNotFoundError, ManifestGapError
-from docfleet.core.models import Run, Unit, UnitState
+from docfleet.core.models import Unit, UnitState
 from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json
+from docfleet.ops.runstatus import documents_done, open_run
 from docfleet.state.base import StateStore
 
 #: Gantt geometry (px).
@@ -171,12 +172,7 @@ def report_data(
     store: StateStore, run_id: str, files: RunFiles | None, now: float
 ) -> dict[str, Any]:
     """Everything the page shows, read once from the store and the manifest."""
-    run: Run | None = store.get_run(run_id)
-    if run is None:
-        from docfleet.core.errors import RunNotFoundError
-
-        raise RunNotFoundError(f"run '{run_id}' does not exist in {store.uri}",
-                               "check the run id and --state")
+    run = open_run(store, run_id)
     units = store.units(run_id)
     progress = store.progress(run_id)
     claimed = [u.claimed_at for u in units if u.claimed_at is not None]
@@ -193,7 +189,7 @@ def report_data(
             rows[unit.worked_by] = TaskRow(unit.worked_by, label, key)
         rows[unit.worked_by].units.append(unit)
     task_rows = sorted(rows.values(), key=lambda r: r.sort_key)
-    docs_done = sum(u.count for u in units if u.state == UnitState.DONE)
+    docs_done = documents_done(units)
     by_state: dict[str, int] = defaultdict(int)
     for unit in units:
         by_state[unit.state.value] += unit.count
@@ -213,7 +209,7 @@ def report_data(
     elapsed = (max(finished) if finished and not running else now) - t0 if claimed else 0.0
     spend_total = store.total_spend(run_id)
     spend_models = sorted(store.spend_by_model(run_id).items(), key=lambda kv: -kv[1])
-    budget = store.budget_state(run_id) if hasattr(store, "budget_state") else None
+    budget = store.budget_state(run_id)
     return {
         "run": run, "spec": run.spec, "now": now, "generated": _when(now),
         "units": units, "unit_total": len(units), "progress": progress.as_dict(),
@@ -228,7 +224,7 @@ def report_data(
         "spend_total": _usd(spend_total), "spend_nano": spend_total,
         "spend_models": [(m, _usd(n), n) for m, n in spend_models],
         "reserved": (_usd(budget.reserved_nano), budget.reservations)
-        if budget is not None and budget.reservations else None,
+        if budget.reservations else None,
         "colours": STATE_COLOURS, "bytes": _bytes, "when": _when,
     }
 

@@ -1,6 +1,12 @@
-"""What ``docfleet status`` says about a run: its state, units and failures, and whether a
-run the store calls COMPLETED really is (its root manifest present and its own). Reads
-only; any number of readers may call it while the fleet works."""
+"""One run's state, read once from its store: what ``docfleet status`` says (its state,
+units and failures, and whether a run the store calls COMPLETED really is: its root
+manifest present and its own), and the readings the other views share: the run or a
+one-line error (:func:`open_run`), the documents done (:func:`documents_done`), the failed
+units as rows and lines (:func:`failed_unit_rows`, :func:`failed_unit_lines`). Reads
+only; any number of readers may call it while the fleet works.
+
+One of three views of a run, each with one job: this module (``status``), :mod:`.fleetview`
+(a local fleet while it works, on the terminal), :mod:`.report` (the HTML page)."""
 
 from __future__ import annotations
 
@@ -8,14 +14,17 @@ from typing import Any
 
 from docfleet.blob import open_blob_store
 from docfleet.core.errors import RunNotFoundError
-from docfleet.core.models import Run, RunState, UnitState
+from docfleet.core.models import Run, RunState, Unit, UnitState
 from docfleet.dataset.manifest import RunFiles
+from docfleet.kernel.finalize import root_problems
 from docfleet.state.base import StateStore
 
 #: the states after which a run changes no more by itself
 TERMINAL_STATES = {RunState.COMPLETED, RunState.FAILED, RunState.CANCELLED}
 #: ``status`` of a run the store calls COMPLETED whose root is missing or not its own.
 INCOMPLETE = "INCOMPLETE"
+#: Failed units listed on the terminal (the rest: ``docfleet status ID --json``).
+FAILED_SHOWN = 20
 
 
 def open_run(store: StateStore, run_id: str) -> Run:
@@ -27,12 +36,34 @@ def open_run(store: StateStore, run_id: str) -> Run:
     return run
 
 
+def documents_done(units: list[Unit]) -> int:
+    """The documents of the DONE units."""
+    return sum(u.count for u in units if u.state == UnitState.DONE)
+
+
+def failed_unit_rows(units: list[Unit]) -> list[dict[str, Any]]:
+    """The FAILED units as ``{index, documents: [first, last], attempts, error}``."""
+    return [{"index": u.index, "documents": [u.start, u.stop - 1], "attempts": u.attempts,
+             "error": u.last_error or ""} for u in units if u.state == UnitState.FAILED]
+
+
+def failed_unit_lines(rows: list[dict[str, Any]], run_id: str) -> list[str]:
+    """One line per failed unit (at most :data:`FAILED_SHOWN`), then how to see the rest
+    and how to retry them."""
+    lines = [f"unit {r['index']} (documents {r['documents'][0]}-{r['documents'][1]}) failed "
+             f"after {r['attempts']} attempt(s): {r['error']}" for r in rows[:FAILED_SHOWN]]
+    if len(rows) > FAILED_SHOWN:
+        lines.append(f"… and {len(rows) - FAILED_SHOWN} more: docfleet status {run_id} --json")
+    if rows:
+        lines.append(f"fix the cause, then: docfleet resume {run_id} && docfleet run "
+                     f"--run-id {run_id}")
+    return lines
+
+
 def run_status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
     """The status of run ``run_id`` as ``status --json`` prints it. ``state`` is
     :data:`INCOMPLETE` (with a ``problem``) for a COMPLETED run whose root manifest under
     ``out`` is missing or does not match the run. Raises :class:`RunNotFoundError`."""
-    from docfleet.ops.fleetview import failed_unit_rows
-
     run = open_run(store, run_id)
     units = store.units(run_id)
     info = {
@@ -42,15 +73,13 @@ def run_status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
         "total": run.spec.total,
         "unit_size": run.spec.unit_size,
         "units": store.progress(run_id).as_dict(),
-        "documents_done": sum(u.count for u in units if u.state == UnitState.DONE),
+        "documents_done": documents_done(units),
         "failed_units": failed_unit_rows(units),
         "created_at": run.created_at,
         "updated_at": run.updated_at,
         "spend_nano_usd": store.total_spend(run_id),
     }
     if run.state == RunState.COMPLETED:  # COMPLETED only with a valid root of this run
-        from docfleet.kernel.finalize import root_problems
-
         problems = root_problems(store, RunFiles(open_blob_store(out), run_id), run)
         if problems is None or problems:
             info["state"] = INCOMPLETE

@@ -22,9 +22,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from docfleet.core.durations import parse_seconds
 from docfleet.core.errors import ConfigError
 from docfleet.core.seeding import document_rng, document_seed
-from docfleet.core.settings import parse_seconds
 from docfleet.packs.base import GoldenTables, Pack, PackContext, RenderedDocument
 
 SCHEMA = pa.schema(

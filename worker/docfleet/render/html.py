@@ -84,7 +84,7 @@ class Templates:
         if self._environment is None:
             from jinja2 import Environment, StrictUndefined, select_autoescape
 
-            from docfleet.render.template_cache import bytecode_cache
+            from docfleet.render.template_cache import bytecode_cache  # lazy: start-up
 
             self._environment = Environment(
                 loader=self.loader,

@@ -1,12 +1,16 @@
 """State stores, chosen by URI scheme through the one backend registry
-(:mod:`docfleet.state.registry`): ``sqlite:///path`` (default), ``firestore://``,
-``dynamodb://``, ``postgresql://``."""
+(:mod:`docfleet.core.backends`): ``sqlite:///path`` (default), ``firestore://``,
+``dynamodb://``, ``postgresql://``, one folder each (``state/<backend>/``: store, ledger,
+``store init``, instrumentation). Shared by every backend: the contract
+(:mod:`.base`, :mod:`.optional`), the transition rules (:mod:`.rules`), the ledger rules
+(:mod:`.budget`), record codecs (:mod:`.codecs`), the retry path (:mod:`.calls`), the
+write ramp (:mod:`.ramp`) and operation counting (:mod:`.opcount`)."""
 
 from __future__ import annotations
 
+from docfleet.core.backends import backend, schemes
 from docfleet.core.uris import parse_uri
 from docfleet.state.base import CoordinationStore, CreateResult, LedgerStore, StateStore
-from docfleet.state.registry import backend, schemes
 
 __all__ = ["CoordinationStore", "CreateResult", "LedgerStore", "StateStore", "open_state_store"]
 

@@ -8,6 +8,7 @@ import functools
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from docfleet.core.backends import db_system
 from docfleet.core.uris import redact
 
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
 def db_attributes(state_uri: str) -> dict[str, Any]:
     """OpenTelemetry database attributes of a state store (``db.system.name``,
     ``db.namespace``) from its URI, without credentials."""
-    from docfleet.state.registry import db_system
-
     return {"db.system.name": db_system(urlsplit(state_uri).scheme),
             "db.namespace": redact(state_uri)}
 

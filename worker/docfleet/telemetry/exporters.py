@@ -1,4 +1,5 @@
-"""Exporter setup: which exporter a mode names (:func:`resolve_mode`), the exporters
+"""Exporter setup: which exporter a mode names (:func:`resolve_mode`, the ``--trace``
+syntax, in :mod:`docfleet.core.tracemode` so settings can check it), the exporters
 docfleet adds (JSON lines to a file, Google Cloud's Telemetry API) and
 :func:`setup_tracing`, which builds the SDK provider and installs its tracer. The SDK is
 imported only here, and only when a mode other than ``none`` is set up."""
@@ -11,26 +12,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from docfleet.core.errors import ConfigError, MissingExtraError
+from docfleet.core.tracemode import TRACE_MODES, resolve_mode
+from docfleet.core.version import __version__
 from docfleet.telemetry import api
 from docfleet.telemetry.api import Attributes
 
-TRACE_MODES = ("none", "otlp", "console", "gcp", "file:PATH")
+__all__ = ["TRACE_MODES", "resolve_mode", "setup_tracing"]
+
 GCP_TRACES_ENDPOINT = "https://telemetry.googleapis.com/v1/traces"
-
-
-def resolve_mode(flag: str | None, env: Mapping[str, str] | None = None) -> str:
-    """The exporter to use: ``flag`` (``--trace`` / ``DOCFLEET_TRACE``), else
-    ``OTEL_TRACES_EXPORTER``, else ``none``. Raises ``ValueError`` for an unknown mode."""
-    env = os.environ if env is None else env
-    if env.get("OTEL_SDK_DISABLED", "").lower() == "true":
-        return "none"
-    mode = (flag or env.get("OTEL_TRACES_EXPORTER") or "none").strip()
-    mode = mode.split(",")[0].strip()
-    if mode.lower() in ("none", "otlp", "console", "gcp"):
-        return mode.lower()
-    if mode.startswith("file:") and len(mode) > 5:
-        return mode
-    raise ValueError(f"unknown trace mode {mode!r} (one of {', '.join(TRACE_MODES)})")
 
 
 def _json_line(s: Any) -> str:
@@ -111,9 +100,7 @@ def setup_tracing(
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 
-    import docfleet
-
-    attrs: dict[str, Any] = {"service.version": docfleet.__version__, **(resource or {})}
+    attrs: dict[str, Any] = {"service.version": __version__, **(resource or {})}
     project = env.get("GOOGLE_CLOUD_PROJECT") or env.get("GCP_PROJECT")
     if mode == "gcp":
         exporter, project = _gcp_exporter(env)
@@ -141,7 +128,7 @@ def setup_tracing(
     provider = TracerProvider(resource=resource_obj, shutdown_on_exit=False)
     processor = SimpleSpanProcessor(exporter) if mode == "custom" else BatchSpanProcessor(exporter)
     provider.add_span_processor(processor)
-    api.install(provider.get_tracer("docfleet", docfleet.__version__), provider, project)
+    api.install(provider.get_tracer("docfleet", __version__), provider, project)
     return True
 
 

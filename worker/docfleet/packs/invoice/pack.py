@@ -44,12 +44,12 @@ class InvoiceSteps:
 
     @property
     def tables(self) -> dict[str, pa.Schema]:
-        from docfleet.packs.invoice.schema import INVOICES, LINE_ITEMS
+        from docfleet.packs.invoice.schema import INVOICES, LINE_ITEMS  # lazy: start-up
 
         return {"invoices": INVOICES, "line_items": LINE_ITEMS}
 
     def source(self, options: InvoiceOptions) -> InvoiceSource:
-        from docfleet.packs.invoice.source import InvoiceSource
+        from docfleet.packs.invoice.source import InvoiceSource  # lazy: start-up
 
         return InvoiceSource(options)
 
@@ -64,7 +64,7 @@ class InvoiceSteps:
 
     def rows(self, invoice: Invoice, printed: PrintedDocument | None
              ) -> dict[str, list[dict[str, Any]]]:
-        from docfleet.packs.invoice.golden import invoice_row, line_rows
+        from docfleet.packs.invoice.golden import invoice_row, line_rows  # lazy: start-up
 
         if printed is None:
             return {"invoices": [invoice_row(invoice, None, None)],
@@ -103,8 +103,8 @@ class InvoicePack(TemplatedPack):
 
     def describe(self) -> dict[str, Any]:
         """What the dataset card prints: column meanings and the tokenisation rule."""
-        from docfleet.packs.invoice.schema import COLUMN_DOCS
-        from docfleet.packs.sdk.schema import TOKENISATION
+        from docfleet.packs.invoice.schema import COLUMN_DOCS  # lazy: start-up
+        from docfleet.packs.sdk.schema import TOKENISATION  # lazy: start-up
 
         return {"columns": COLUMN_DOCS, "tokenisation": TOKENISATION}
 

@@ -73,7 +73,7 @@ def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, r
     if condition == "clean":
         return Captured(pdf, size, [size] * pages)
     if condition == "scan":
-        from docfleet.render.scan import scan_page_params, scan_pdf
+        from docfleet.render.scan import scan_page_params, scan_pdf  # lazy: start-up
 
         scanned, params, sizes = scan_pdf(pdf, document_seed(run_id, document) ^ SCAN_SALT)
 
@@ -89,7 +89,7 @@ def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, r
 
         return Captured(scanned, (round(sizes[0][0], 3), round(sizes[0][1], 3)), sizes,
                         Carry(box, quad), [scan_page_params(params)] * len(sizes))
-    from docfleet.render.capture import capture_pdf  # photo, fax, annotated
+    from docfleet.render.capture import capture_pdf  # lazy: start-up (photo, fax, annotated)
 
     captured, geometry, page_params = capture_pdf(
         pdf, condition, document_seed(run_id, document) ^ CAPTURE_SALT, language, targets())

@@ -44,7 +44,9 @@ class TemplatedPack(Pack):
         return parse_pack_options(self.name, options, self.archetypes, self.max_lines)
 
     def tables(self, options: Mapping[str, Any]) -> GoldenTables:
-        from docfleet.packs.sdk.schema import LAYOUT_TABLES  # pyarrow: not for the launcher
+        from docfleet.packs.sdk.schema import (
+            LAYOUT_TABLES,  # lazy: start-up (pyarrow: not for the launcher)
+        )
 
         own = dict(self.steps.tables)
         return GoldenTables({**own, **LAYOUT_TABLES}, document=next(iter(own)),

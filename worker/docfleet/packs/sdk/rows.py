@@ -122,7 +122,9 @@ def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
               params: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
     """One ``pages`` row per printed page: size in points, the condition and every
     capture parameter applied to that page (``params[i]``; all null for clean)."""
-    from docfleet.packs.sdk.schema import PAGES  # pyarrow: loaded by the task, not here
+    from docfleet.packs.sdk.schema import (
+        PAGES,  # lazy: start-up (pyarrow: loaded by the task, not here)
+    )
 
     rows = []
     for i, (w, h) in enumerate(sizes):

@@ -1,57 +1,19 @@
-"""The cloud state stores' physical schemas, as constants. The backends query exactly
-these, the tests create tables from them, and Terraform provisions them (a coherence test
-holds the HCL against this file)."""
+"""The DynamoDB store's physical layout, as constants: the one table, its keys and sparse
+indexes, and the unit layout (:class:`DynamoDBLayout`) a run records on its marker. The
+store queries exactly these, the tests create tables from them, and Terraform provisions
+them (``tests/infra/test_coherence.py`` holds the HCL against this file)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-# -- Firestore ----------------------------------------------------------------------------
-#: Documents: ``{prefix}runs/{run_id}``, its units in the subcollection
-#: ``{prefix}runs/{run_id}/units/{idx:08d}``, spend counter shards in ``.../spend/…``.
-FIRESTORE_RUNS_COLLECTION = "runs"
-FIRESTORE_UNITS_COLLECTION = "units"
-FIRESTORE_SPEND_COLLECTION = "spend"
-#: Progress counter shards ``.../counts/{shard:03d}`` (``shard = idx % shards``, see
-#: :func:`firestore_count_shards`), one field per unit state, incremented in the same
-#: write as each transition.
-FIRESTORE_COUNTS_COLLECTION = "counts"
+from docfleet.core.errors import RunConflictError
+from docfleet.core.models import RunSpec
+from docfleet.state.codecs import as_int as _i
 
-
-def firestore_count_shards(unit_count: int) -> int:
-    """Counter documents of a run of ``unit_count`` units: 16, plus one per 2,000 units
-    past 32,000, at most 400 (they are written with the plan marker in one batch, whose
-    limit is 500 writes). A document sustains about one write per second; each unit
-    moves its shard about twice (claim, completion), so a fleet finishing R units/s keeps
-    a shard under 1 write/s while ``2R <= shards`` (400 shards: R = 200 units/s)."""
-    return min(400, max(16, -(-unit_count // 2000)))
-
-#: The composite index the claim query needs (collection group ``units``): ``state ==
-#: PENDING`` ordered by ``idx``. No other unit query needs one: the lingering tasks' lease
-#: watch reads ``state == RUNNING`` (single-field), and ``resume``'s reclaim reads the
-#: RUNNING units and compares their ``lease_expires_at`` in the client.
-FIRESTORE_INDEXES: list[dict[str, Any]] = [
-    {
-        "collection_group": FIRESTORE_UNITS_COLLECTION,
-        "query_scope": "COLLECTION",
-        "fields": [("state", "ASCENDING"), ("idx", "ASCENDING")],
-    },
-]
-#: Unit fields exempted from Firestore's automatic single-field indexes (Terraform's
-#: ``google_firestore_field`` with an empty ``index_config``). Firestore limits a
-#: collection whose documents carry monotonically increasing values in an indexed field
-#: to 500 writes per second ("sharded timestamps"), and lifts it for a field no index
-#: holds. These are the unit fields whose values grow with time or with the plan order and
-#: that no query filters or orders by: every claim writes ``lease_expires_at`` and
-#: ``claimed_at``, every renewal ``lease_expires_at``, every completion ``finished_at``;
-#: the plan writes ``start`` in index order. (``idx`` stays indexed: the claim query
-#: orders by it; it is written once, by the plan.)
-FIRESTORE_UNINDEXED_FIELDS: tuple[str, ...] = (
-    "lease_expires_at", "claimed_at", "finished_at", "start",
-)
-
-# -- DynamoDB -----------------------------------------------------------------------------
 #: One table. A run's own items share ``pk=RUN#{run_id}``: the run marker ``sk=RUN``,
 #: spend ``sk=SPEND#{model}``, quarantine ``sk=QUARANTINE`` (a string set), budget
 #: ``sk=BUDGET`` / ``sk=RES#{id}``, the finalizer lease ``sk=FINALIZER``. Its units are
@@ -180,3 +142,65 @@ DYNAMODB_TABLE: dict[str, Any] = {
     ],
     "BillingMode": "PAY_PER_REQUEST",
 }
+
+
+# -- keys -------------------------------------------------------------------------------
+def run_key(run_id: str) -> dict[str, str]:
+    return {"pk": f"RUN#{run_id}", "sk": "RUN"}
+
+
+def block_pk(run_id: str, block: int) -> str:
+    """The partition key of a run's block ``block`` (its units)."""
+    return f"RUN#{run_id}#B{block:02d}"
+
+
+def counter_pk(run_id: str, counter: int) -> str:
+    """The partition key of a run's progress counter ``counter``."""
+    return f"RUN#{run_id}#C{counter:02d}"
+
+
+def lease_prefix(run_id: str) -> str:
+    return f"{run_id}#B"  # run ids have no '#': no other run's key starts with it
+
+
+def lease_pk(run_id: str, block: int) -> str:
+    """The ``leases`` index hash key of the RUNNING units of block ``block``."""
+    return f"{lease_prefix(run_id)}{block:02d}"
+
+
+def unit_key(layout: DynamoDBLayout, run_id: str, index: int) -> dict[str, str]:
+    """The primary key of unit ``index`` of a run laid out as ``layout``."""
+    return {"pk": block_pk(run_id, layout.block(index)), "sk": f"UNIT#{index:08d}"}
+
+
+def count_key(run_id: str, counter: int) -> dict[str, str]:
+    return {"pk": counter_pk(run_id, counter), "sk": "COUNT"}
+
+
+class OldLayoutError(RunConflictError):
+    """A run whose marker records another unit layout than :data:`DYNAMODB_LAYOUT`."""
+
+    def __init__(self, message: str, hint: str, version: int) -> None:
+        super().__init__(message, hint)
+        self.version = version
+
+
+def layout_of(run_id: str, item: Mapping[str, Any], where: str) -> DynamoDBLayout:
+    """The layout a run marker records. Raises :class:`OldLayoutError` (a
+    :class:`RunConflictError`, one line) for a marker of another layout: a marker without
+    one was written by docfleet before units were sharded (layout 1)."""
+    version = _i(item.get("layout")) or 1
+    if version == DYNAMODB_LAYOUT:
+        params = json.loads(item["params"])
+        return DynamoDBLayout(RunSpec.from_parameters(params).unit_count,
+                              blocks=_i(item.get("blocks")) or DYNAMODB_BLOCKS,
+                              counters=_i(item.get("counters")) or DYNAMODB_COUNTERS)
+    made_by = "an older docfleet, units unsharded" if version < DYNAMODB_LAYOUT \
+        else "a newer docfleet"
+    raise OldLayoutError(
+        f"run '{run_id}' in {where} has DynamoDB unit layout {version} ({made_by}); this "
+        f"docfleet works only runs of layout {DYNAMODB_LAYOUT}",
+        f"delete it (docfleet delete {run_id} --state STATE) and run it again, which "
+        "makes the same outputs, or finish it with the docfleet that created it",
+        version)
+

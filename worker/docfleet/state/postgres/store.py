@@ -17,13 +17,14 @@
   up to K claims (expired leases first, then from the hint, each its own token, one
   stated expiry) in one statement, so short units cost one round trip and one commit per
   K (``bench/claims.py --batch``).
-* **Ledger**: the spend rollup per (run, model) and a per-run ``ledger`` row (settled total
-  and reserved sum). A reservation locks that row, so concurrent reservations serialise and
-  spent + reserved never passes the cap.
-* **Connections**: one per task, plus one for the lease heartbeat (``renew_lease``), each
-  opened lazily and re-opened after a drop. A transient error (connection refused or
-  reset, server shutting down, deadlock, serialisation failure, a timeout below) is
-  retried bounded and jittered (:mod:`docfleet.core.retry`) for ``retry_seconds``, then
+* **Ledger** (:mod:`.ledger`): the spend rollup per (run, model) and a per-run ``ledger``
+  row (settled total and reserved sum). A reservation locks that row, so concurrent
+  reservations serialise and spent + reserved never passes the cap.
+* **Connections** (:mod:`.client`): one per task, plus one for the lease heartbeat
+  (``renew_lease``), each opened lazily and re-opened after a drop. A transient error
+  (connection refused or reset, server shutting down, deadlock, serialisation failure, a
+  timeout below) is retried bounded and jittered (:mod:`docfleet.state.calls`) for
+  ``retry_seconds``, then
   :class:`StoreUnavailableError` (exit 4).
 * **Timeouts**, so that a stopped server (SIGSTOP, a frozen VM: the kernel still accepts
   and acknowledges, nobody answers) never hangs a task: a connect timeout; TCP
@@ -36,8 +37,9 @@
   own applied completion, and a claim retried after one returns the units the lost attempt
   took (found by their exact stated expiry) instead of leaving them RUNNING for a lease;
   a batch is never claimed twice.
-* **Schema** ``S`` (default ``docfleet``) is created at first use under an advisory lock,
-  idempotently, and versioned in ``S.meta`` (:data:`SCHEMA_VERSION`, :data:`MIGRATIONS`).
+* **Schema** (:mod:`.schema`) ``S`` (default ``docfleet``) is created at first use under an
+  advisory lock, idempotently, and versioned in ``S.meta`` (:data:`SCHEMA_VERSION`,
+  :data:`MIGRATIONS`).
 * **Idle waiting**: transitions that put work back in the pool ``NOTIFY`` the schema's
   channel; :meth:`PostgresStateStore.wait_for_work` ``LISTEN``s instead of sleeping.
 
@@ -47,123 +49,30 @@ appears in :attr:`PostgresStateStore.uri`, logs or errors.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
-import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from docfleet.core import clock
-from docfleet.core.errors import ConfigError, DocfleetError, MissingExtraError, RunNotFoundError
+from docfleet.core.durations import uri_seconds
+from docfleet.core.errors import ConfigError, RunNotFoundError
 from docfleet.core.models import Claim, Progress, Run, RunSpec, RunState, Unit, UnitState
-from docfleet.core.retry import RetryPolicy, default_bound, one_line
 from docfleet.core.uris import ParsedURI
-from docfleet.state import rules
-from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
+from docfleet.state import codecs, rules
+from docfleet.state.base import CreateResult, check_fingerprint
+from docfleet.state.codecs import claim_from_row as _claim_from_row
+from docfleet.state.postgres.client import DB_NOW as _DB_NOW
+from docfleet.state.postgres.client import Connection, PostgresClient
+from docfleet.state.postgres.ledger import PostgresLedger
+from docfleet.state.postgres.schema import DEFAULT_SCHEMA, SCHEMA_VERSION
 
-T = TypeVar("T")
+__all__ = ["SCHEMA_VERSION", "PostgresStateStore", "display_uri", "open_postgres_store"]
 
-#: The schema version this code writes and reads; ``S.meta`` records the database's.
-SCHEMA_VERSION = 3
-
-#: version -> DDL that brings a schema from ``version - 1`` to ``version``. Append only.
-MIGRATIONS: dict[int, str] = {
-    1: """
-CREATE TABLE runs (
-    run_id text PRIMARY KEY,
-    params text NOT NULL,
-    fingerprint text NOT NULL,
-    max_attempts integer NOT NULL,
-    state text NOT NULL,
-    planned boolean NOT NULL DEFAULT false,
-    planner text NOT NULL,
-    plan_heartbeat double precision NOT NULL,
-    created_at double precision NOT NULL,
-    updated_at double precision NOT NULL
-);
-CREATE TABLE units (
-    run_id text NOT NULL,
-    idx integer NOT NULL,
-    start bigint NOT NULL,
-    count integer NOT NULL,
-    state text NOT NULL,
-    attempts integer NOT NULL DEFAULT 0,
-    generation integer NOT NULL DEFAULT 0,
-    lease_owner text,
-    lease_expires_at double precision,
-    last_error text,
-    claimed_at double precision,
-    finished_at double precision,
-    part_sha256 text,
-    worked_by text,
-    PRIMARY KEY (run_id, idx)
-);
-CREATE INDEX units_pending ON units (run_id, idx) WHERE state = 'PENDING';
-CREATE INDEX units_running ON units (run_id, lease_expires_at) WHERE state = 'RUNNING';
-CREATE INDEX units_by_state ON units (run_id, state);
-CREATE TABLE spend (
-    run_id text NOT NULL,
-    model text NOT NULL,
-    nano bigint NOT NULL,
-    PRIMARY KEY (run_id, model)
-);
-CREATE TABLE ledger (
-    run_id text PRIMARY KEY,
-    spent bigint NOT NULL DEFAULT 0,
-    reserved bigint NOT NULL DEFAULT 0
-);
-CREATE TABLE reservations (
-    run_id text NOT NULL,
-    rid text NOT NULL,
-    nano bigint NOT NULL,
-    expires_at double precision NOT NULL,
-    PRIMARY KEY (run_id, rid)
-);
-CREATE TABLE quarantine (
-    run_id text NOT NULL,
-    provider text NOT NULL,
-    PRIMARY KEY (run_id, provider)
-);
-""",
-    # v2: the lease as the writer stated it (lease_expires_at, returned as stored: a renewal
-    # counter for LeaseWatch) apart from the deadline on the database's clock that reclaim
-    # judges (lease_deadline); the run's finalizer lease.
-    2: """
-ALTER TABLE units ADD COLUMN lease_deadline double precision;
-UPDATE units SET lease_deadline = lease_expires_at WHERE state = 'RUNNING';
-DROP INDEX units_running;
-CREATE INDEX units_running ON units (run_id, lease_deadline) WHERE state = 'RUNNING';
-CREATE TABLE finalizers (
-    run_id text PRIMARY KEY,
-    owner text NOT NULL,
-    expires_at double precision NOT NULL
-);
-""",
-    # v3: no index on every unit's state. Each transition changes the state, so each
-    # wrote an entry into it (two per claim + complete pair, a fifth of the pair's WAL);
-    # only progress read it, and that walks the run's units by the primary key as well.
-    3: """
-DROP INDEX IF EXISTS units_by_state;
-""",
-}
-
-DEFAULT_SCHEMA = "docfleet"
-_SCHEMA_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,47}$")
 #: Query parameters that are docfleet's, not libpq's.
 _OWN_PARAMS = ("schema", "retry_seconds", "statement_timeout")
-#: Seconds the server may spend on one statement (and wait for one lock, a third of it).
-DEFAULT_STATEMENT_TIMEOUT = 30.0
-#: Seconds the client waits for an answer beyond the statement timeout before it gives
-#: the connection up (the server, if alive, has cancelled the statement by then).
-ANSWER_MARGIN = 2.0
-#: The shortest client wait of a retry near the end of its window (and of a connect).
-_MIN_ANSWER_WAIT = 2.0
-#: The database's clock, epoch seconds; ``+ %(now)s`` shifts it to the caller's ``now``.
-_DB_NOW = "extract(epoch from now())::float8"
 # The unit transition rules (docfleet.state.rules) as this dialect's SQL.
 _FINAL = rules.sql_is_final_attempt("e.attempts", "run.max_attempts")
 _AFTER = rules.sql_after_attempt("u.attempts", "%(max)s")
@@ -281,16 +190,6 @@ _COMPLETE_AND_CLAIM_SQL = _claim_statement("one")
 _COMPLETE_AND_CLAIM_UNITS_SQL = _claim_statement("batch")
 
 
-def _claim_from_row(run_id: str, row: Any, expires: float) -> Claim | None:
-    """The claim a claim statement returned (``idx, start, count, attempts, token``), or
-    ``None`` for no row; ``expires`` is the expiry the caller stated."""
-    if row is None:
-        return None
-    idx, start, count, attempts, token = row
-    return Claim(run_id=run_id, unit_index=idx, start=start, count=count, token=token,
-                 attempts=attempts, lease_expires_at=expires)
-
-
 def _first_of(tokens: list[str], hit: Iterable[str]) -> list[bool]:
     """Per token, whether it is in ``hit`` and not an earlier token's repeat (a completion
     given twice applies once, as two calls of ``complete_unit`` would)."""
@@ -349,347 +248,11 @@ FROM units WHERE run_id = %s ORDER BY idx
 """
 
 
-def _psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError:
-        raise MissingExtraError("the postgresql:// state store", "postgres") from None
-    return psycopg
-
-
-#: Server refusals at connect that a retry can outlive (a restart, a full server).
-_TRANSIENT_FATAL = ("starting up", "shutting down", "in recovery", "too many clients",
-                    "connection slots", "administrator command", "not yet accepting")
-
-
-def _permanent_connect_error(exc: BaseException) -> bool:
-    """Errors no retry fixes: a refused login, an unknown role or database, a parameter
-    the server or libpq rejects. A refused, reset or timed-out connection is not one."""
-    sqlstate = getattr(exc, "sqlstate", None) or ""
-    if sqlstate.startswith("28") or sqlstate == "3D000":
-        return True
-    text = str(exc).lower()
-    if "fatal:" in text:
-        return not any(needle in text for needle in _TRANSIENT_FATAL)
-    return "connection is bad" in text and "invalid" in text
-
-
-class ServerSilentError(Exception):
-    """The server did not answer a statement within the client's wait (it is stopped,
-    or the network path to it is): the connection was given up. Transient."""
-
-
-class _Watchdog:
-    """One thread per process that shuts down the socket of a statement left unanswered
-    past its deadline: the blocked call then fails with a connection error at once (the
-    socket stays open for its owner to close). Arming and disarming are two dict writes
-    under a lock, cheap enough for every statement."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._armed: dict[int, tuple[float, int]] = {}  # key -> (deadline, socket fd)
-        self._fired: set[int] = set()
-        self._tick = 1.0
-        self._thread: threading.Thread | None = None
-
-    def arm(self, key: int, fd: int, seconds: float) -> None:
-        with self._lock:
-            self._armed[key] = (time.monotonic() + seconds, fd)
-            self._fired.discard(key)
-            self._tick = min(self._tick, max(0.05, seconds / 8))
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="pg-watchdog",
-                                                daemon=True)
-                self._thread.start()
-
-    def disarm(self, key: int) -> bool:
-        """Stop watching ``key``; returns whether its deadline fired meanwhile."""
-        with self._lock:
-            self._armed.pop(key, None)
-            fired = key in self._fired
-            self._fired.discard(key)
-            return fired
-
-    def _loop(self) -> None:
-        import socket
-
-        while True:
-            time.sleep(self._tick)
-            now = time.monotonic()
-            with self._lock:
-                for key, (deadline, fd) in list(self._armed.items()):
-                    if now < deadline:
-                        continue
-                    del self._armed[key]
-                    self._fired.add(key)
-                    # a dup of the fd: the socket is shut down, not closed under its owner
-                    with contextlib.suppress(OSError), socket.socket(fileno=os.dup(fd)) as sock:
-                        sock.shutdown(socket.SHUT_RDWR)
-
-
-_WATCHDOG = _Watchdog()
-
-
-def _reset_watchdog_in_child() -> None:
-    """A forked child has no watchdog thread (and maybe a lock held at the fork)."""
-    global _WATCHDOG
-    _WATCHDOG = _Watchdog()
-
-
-os.register_at_fork(after_in_child=_reset_watchdog_in_child)
-
-
-def postgres_transient(exc: BaseException) -> bool:
-    """Whether ``exc`` is worth retrying: the connection (refused, reset, closed, timed
-    out, server shutting down or starting up, a statement or lock timeout) or a
-    transaction conflict (deadlock, serialisation)."""
-    if isinstance(exc, ServerSilentError):
-        return True
-    psycopg = _psycopg()
-    if isinstance(exc, psycopg.errors.TransactionRollback):
-        return True
-    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
-        return not _permanent_connect_error(exc)
-    return False
-
-
-class _Connection:
-    """One lazily opened connection, its lock, and its re-opening after a drop."""
-
-    def __init__(self, store: PostgresStateStore, role: str) -> None:
-        self.store = store
-        self.role = role
-        self.lock = threading.RLock()
-        self.conn: Any = None
-
-    def get(self, connect_timeout: float) -> Any:
-        if self.conn is not None and (self.conn.closed or self.conn.broken):
-            self.discard()
-        if self.conn is None:
-            self.conn = self.store._connect(self.role, connect_timeout)
-        return self.conn
-
-    def discard(self) -> None:
-        conn, self.conn = self.conn, None
-        if conn is not None:
-            with contextlib.suppress(Exception):  # a broken connection may fail to close
-                conn.close()
-
-
-class _Counted:
-    """A connection that counts each statement it runs (:mod:`docfleet.state.opcount`)."""
-
-    def __init__(self, conn: Any, counts: Any) -> None:
-        self._conn = conn
-        self._counts = counts
-
-    def execute(self, query: Any, params: Any = None, **kw: Any) -> Any:
-        from docfleet.state.opcount import count_sql
-
-        count_sql(self._counts, "postgres", query if isinstance(query, str) else "")
-        return self._conn.execute(query, params, **kw)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._conn, name)
-
-
-class PostgresStateStore:
-    """:class:`~docfleet.state.base.StateStore` over one PostgreSQL schema (protocol as of
-    ``state/base.py``: coordination + ledger). Safe to share between the threads of one
-    task: each connection is used by one thread at a time."""
+class PostgresCoordination(PostgresClient):
+    """:class:`~docfleet.state.base.CoordinationStore` over one PostgreSQL schema."""
 
     #: A claim skips locked rows instead of racing for them: it never loses a race.
     lost_races = 0
-
-    def __init__(self, conninfo: str, *, schema: str = DEFAULT_SCHEMA, display_uri: str,
-                 retry_seconds: float | None = None, connect_timeout: float = 10.0,
-                 statement_timeout: float | None = None, create: bool = True) -> None:
-        self._psycopg = _psycopg()
-        if not _SCHEMA_NAME.match(schema):
-            raise ConfigError(f"state URI {display_uri!r}: '{schema}' is not a schema name",
-                              "use ?schema= with letters, digits and _ (at most 48)")
-        self._conninfo = conninfo
-        self.schema = schema
-        self.uri = display_uri
-        self.channel = f"docfleet_{schema}".lower()
-        self.connect_timeout = connect_timeout
-        self.statement_timeout = (statement_timeout if statement_timeout is not None
-                                  else DEFAULT_STATEMENT_TIMEOUT)
-        #: how long the client waits for any answer before giving the connection up
-        self.answer_timeout = self.statement_timeout + ANSWER_MARGIN
-        self.retry_seconds = retry_seconds if retry_seconds is not None else default_bound()
-        self._policy = RetryPolicy(
-            f"state store {display_uri}", postgres_transient, bound=self.retry_seconds,
-            hint="check that the PostgreSQL server is up and reachable, or raise "
-                 "DOCFLEET_STORE_RETRY_SECONDS",
-        )
-        self._main = _Connection(self, "main")
-        self._beat = _Connection(self, "heartbeat")
-        self._listening = False
-        self._create = create
-        self._opcounts: Any = None  # set by docfleet.state.opcount.instrument
-        from docfleet.state import opcount
-
-        opcount.maybe_instrument(self)  # DOCFLEET_STORE_OPS: count this store's statements
-        self._call("open", self._main, self._ensure_schema)
-
-    # -- plumbing ---------------------------------------------------------------------
-    def _connect(self, role: str, connect_timeout: float | None = None) -> Any:
-        """A new autocommit session (raises psycopg's errors). ``connect_timeout``
-        bounds the whole connect, a server that accepts but never answers included; the
-        session's search path and server-side timeouts are then set in one round trip
-        (a SET, not startup ``options``, which connection poolers refuse), under the
-        watchdog."""
-        psycopg = self._psycopg
-        wait = self.connect_timeout if connect_timeout is None else connect_timeout
-        conn = psycopg.connect(
-            self._conninfo, autocommit=True, connect_timeout=max(2, round(wait)),
-            application_name=f"docfleet-{role}", keepalives=1, keepalives_idle=10,
-            keepalives_interval=3, keepalives_count=3, tcp_user_timeout=30000,
-        )
-        ms = max(1, int(self.statement_timeout * 1000))
-        setup = psycopg.sql.SQL(
-            "SET search_path TO {}; SET statement_timeout = {}; SET lock_timeout = {};"
-            " SET idle_in_transaction_session_timeout = {}").format(
-            psycopg.sql.Identifier(self.schema), psycopg.sql.Literal(ms),
-            psycopg.sql.Literal(max(1, ms // 3)), psycopg.sql.Literal(ms))
-        key = id(conn)
-        _WATCHDOG.arm(key, conn.fileno(), max(_MIN_ANSWER_WAIT, wait))
-        try:
-            conn.execute(setup)
-        except BaseException as exc:
-            silent = _WATCHDOG.disarm(key)
-            with contextlib.suppress(Exception):
-                conn.close()
-            if silent:
-                raise ServerSilentError(f"no answer from the server within {wait:.0f}s of "
-                                        "connecting (stopped or unreachable)") from exc
-            raise
-        _WATCHDOG.disarm(key)
-        if role == "main":
-            self._listening = False
-        return conn
-
-    def _call(self, op: str, holder: _Connection, fn: Callable[[Any], T],
-              wait: float = 0.0) -> T:
-        """Run ``fn(connection)`` under the retry policy; a dropped connection is re-opened
-        on the next attempt. Each attempt waits for the server at most
-        :attr:`answer_timeout` (+ ``wait``, a wait ``fn`` itself asks for), and no longer
-        than what is left of the retry window: a stopped server costs ``retry_seconds``
-        and a :class:`StoreUnavailableError`, never a hang. A permanent error becomes one
-        clear line."""
-        psycopg = self._psycopg
-        started = time.monotonic()
-        key = id(holder)
-
-        def attempt() -> T:
-            left = self.retry_seconds - (time.monotonic() - started)
-            budget = max(_MIN_ANSWER_WAIT, min(self.answer_timeout, left))
-            with holder.lock:
-                conn = holder.get(min(self.connect_timeout, budget))
-                _WATCHDOG.arm(key, conn.fileno(), budget + wait)
-                try:
-                    result = fn(conn if self._opcounts is None else _Counted(conn, self._opcounts))
-                except psycopg.Error as exc:
-                    silent = _WATCHDOG.disarm(key)
-                    if silent or conn.closed or conn.broken:
-                        holder.discard()
-                    if silent:
-                        raise ServerSilentError(
-                            f"no answer from the server within {budget + wait:.0f}s "
-                            "(stopped or unreachable); connection given up") from exc
-                    raise
-                if _WATCHDOG.disarm(key):  # fired just as the answer came: reconnect next
-                    holder.discard()
-                return result
-
-        try:
-            try:  # the common case without the retry machinery (tens of µs a call)
-                return attempt()
-            except Exception as exc:
-                if not postgres_transient(exc):
-                    raise
-            return self._policy.call(attempt, op, started=started, tried=1)
-        except psycopg.Error as exc:
-            if isinstance(exc, psycopg.OperationalError) and _permanent_connect_error(exc):
-                raise ConfigError(
-                    f"state store {self.uri} refused the connection: {one_line(exc)}",
-                    "check the user, database, password (URI, PGPASSWORD or ~/.pgpass) and "
-                    "the URI's parameters",
-                ) from None
-            raise DocfleetError(f"state store {self.uri} {op} failed: {one_line(exc)}",
-                                "check the schema and the user's privileges") from None
-
-    def _run(self, op: str, fn: Callable[[Any], T]) -> T:
-        return self._call(op, self._main, fn)
-
-    def _tx(self, op: str, fn: Callable[[Any], T]) -> T:
-        """``fn`` inside one transaction (retried whole)."""
-
-        def body(conn: Any) -> T:
-            with conn.transaction():
-                return fn(conn)
-
-        return self._run(op, body)
-
-    def _ensure_schema(self, conn: Any) -> None:
-        """Create or migrate the schema, idempotently, one process at a time."""
-        psycopg = self._psycopg
-        sql, ident = psycopg.sql.SQL, psycopg.sql.Identifier(self.schema)
-        row = None
-        try:
-            row = conn.execute(sql("SELECT value FROM {}.meta WHERE key = 'schema_version'")
-                               .format(ident)).fetchone()
-            if row is not None and int(row[0]) == SCHEMA_VERSION:
-                return
-        except psycopg.errors.UndefinedTable:
-            pass
-        if not self._create:  # a read-only command never creates or migrates anything
-            if row is None:
-                raise RunNotFoundError(
-                    f"state store {self.uri} holds no docfleet schema '{self.schema}'",
-                    "check --state / DOCFLEET_STATE (nothing was created)")
-            if int(row[0]) < SCHEMA_VERSION:
-                raise ConfigError(
-                    f"state store {self.uri} has schema version {row[0]}, older than this "
-                    f"docfleet's {SCHEMA_VERSION}",
-                    "run any worker or 'docfleet store init' once to migrate it")
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"docfleet:{self.schema}",))
-            conn.execute(sql("CREATE SCHEMA IF NOT EXISTS {}").format(ident))
-            conn.execute(sql("CREATE TABLE IF NOT EXISTS {}.meta (key text PRIMARY KEY,"
-                             " value text NOT NULL)").format(ident))
-            row = conn.execute(sql("SELECT value FROM {}.meta WHERE key = 'schema_version'")
-                               .format(ident)).fetchone()
-            current = int(row[0]) if row else 0
-            if current > SCHEMA_VERSION:
-                raise ConfigError(
-                    f"state store {self.uri} has schema version {current}, newer than this "
-                    f"docfleet's {SCHEMA_VERSION}",
-                    "upgrade docfleet, or use another ?schema=",
-                )
-            for version in range(current + 1, SCHEMA_VERSION + 1):
-                for stmt in MIGRATIONS[version].split(";"):
-                    if stmt.strip():
-                        conn.execute(stmt)
-            conn.execute(sql("INSERT INTO {}.meta (key, value) VALUES ('schema_version', %s)"
-                             " ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-                         .format(ident), (str(SCHEMA_VERSION),))
-
-    def schema_version(self) -> int:
-        """The schema version the database records."""
-        row = self._run("schema_version", lambda c: c.execute(
-            "SELECT value FROM meta WHERE key = 'schema_version'").fetchone())
-        return int(row[0]) if row else 0
-
-    @staticmethod
-    def _at(t: float) -> float:
-        """``t`` (caller's clock) as an offset from the caller's clock now: the SQL adds
-        it to the database's ``now()``."""
-        return t - clock.now()
-
-    def _notify(self, conn: Any, run_id: str) -> None:
-        conn.execute("SELECT pg_notify(%s, %s)", (self.channel, run_id))
 
     # -- runs -------------------------------------------------------------------------
     def _run_from_row(self, row: Any, local: float) -> Run:
@@ -810,7 +373,7 @@ class PostgresStateStore:
         return _claim_from_row(run_id, self._run("claim_next_unit", body), now + lease_seconds)
 
     def _fenced(self, op: str, claim: Claim, set_sql: str, params: dict[str, Any],
-                holder: _Connection | None = None, notify: str | None = None,
+                holder: Connection | None = None, notify: str | None = None,
                 applied: Callable[[Any], bool] | None = None) -> bool:
         """One fenced update. Refused on an attempt after a failed one, ``applied``
         says whether the failed attempt had in fact gone through."""
@@ -841,7 +404,7 @@ class PostgresStateStore:
                              "stated": now + lease_seconds},
                             holder=self._beat):
             return None
-        return Claim(**{**claim.__dict__, "lease_expires_at": now + lease_seconds})
+        return codecs.renewed(claim, now + lease_seconds)
 
     @staticmethod
     def _completed_by(conn: Any, completions: list[tuple[Claim, str]]) -> list[bool]:
@@ -1017,8 +580,8 @@ class PostgresStateStore:
         rows = self._run("running_units", lambda c: c.execute(
             "SELECT idx, start, count, attempts, lease_owner, lease_expires_at FROM units"
             " WHERE run_id = %s AND state = 'RUNNING' ORDER BY idx", (run_id,)).fetchall())
-        return [Unit(run_id, r[0], r[1], r[2], UnitState.RUNNING, attempts=r[3],
-                     lease_owner=r[4], lease_expires_at=r[5]) for r in rows]
+        return [codecs.running_unit(run_id, r[0], start=r[1], count=r[2], attempts=r[3],
+                                    lease_owner=r[4], lease_expires_at=r[5]) for r in rows]
 
     def reclaim_stale_units(
         self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
@@ -1082,13 +645,8 @@ class PostgresStateStore:
         def shift(value: float | None) -> float | None:
             return None if value is None else float(value) + local
 
-        return [
-            Unit(run_id=r[0], index=r[1], start=r[2], count=r[3], state=UnitState(r[4]),
-                 attempts=r[5], generation=r[6], lease_owner=r[7],
-                 lease_expires_at=r[8], last_error=r[9], claimed_at=shift(r[10]),
-                 finished_at=shift(r[11]), part_sha256=r[12], worked_by=r[13])
-            for r in rows
-        ]
+        return [codecs.unit_from_record(run_id, dict(zip(codecs.UNIT_FIELDS, r, strict=True)),
+                                        shift) for r in rows]
 
     def wait_for_work(self, run_id: str, timeout: float) -> bool:
         """Block up to ``timeout`` seconds until a transition puts work of ``run_id`` back
@@ -1110,119 +668,6 @@ class PostgresStateStore:
             return False
 
         return self._call("wait_for_work", self._main, body, wait=max(0.0, float(timeout)))
-
-    # -- spend and quarantine ---------------------------------------------------------
-    @staticmethod
-    def _lock_ledger(conn: Any, run_id: str) -> tuple[int, int]:
-        conn.execute("INSERT INTO ledger (run_id) VALUES (%s) ON CONFLICT DO NOTHING", (run_id,))
-        spent, reserved = conn.execute(
-            "SELECT spent, reserved FROM ledger WHERE run_id = %s FOR UPDATE", (run_id,)
-        ).fetchone()
-        return int(spent), int(reserved)
-
-    @staticmethod
-    def _add_spend(conn: Any, run_id: str, spend: Mapping[str, int]) -> None:
-        """Add ``spend`` per model and to the ledger's total (ledger row locked first)."""
-        total = sum(int(v) for v in spend.values())
-        conn.execute("UPDATE ledger SET spent = spent + %s WHERE run_id = %s", (total, run_id))
-        models = sorted(spend)
-        conn.execute(
-            "INSERT INTO spend (run_id, model, nano) SELECT %s, m, n"
-            " FROM unnest(%s::text[], %s::bigint[]) AS x(m, n)"
-            " ON CONFLICT (run_id, model) DO UPDATE SET nano = spend.nano + excluded.nano",
-            (run_id, models, [int(spend[m]) for m in models]),
-        )
-
-    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
-        def body(conn: Any) -> None:
-            self._lock_ledger(conn, run_id)
-            self._add_spend(conn, run_id, {model: int(nano_dollars)})
-
-        self._tx("add_spend", body)
-
-    def total_spend(self, run_id: str) -> int:
-        row = self._run("total_spend", lambda c: c.execute(
-            "SELECT spent FROM ledger WHERE run_id = %s", (run_id,)).fetchone())
-        return int(row[0]) if row else 0
-
-    def spend_by_model(self, run_id: str) -> dict[str, int]:
-        rows = self._run("spend_by_model", lambda c: c.execute(
-            "SELECT model, nano FROM spend WHERE run_id = %s AND model <> %s",
-            (run_id, TOTAL_SPEND_KEY)).fetchall())
-        return {model: int(nano) for model, nano in rows}
-
-    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
-        names = sorted(set(providers))
-        if names:
-            self._run("quarantine_providers", lambda c: c.execute(
-                "INSERT INTO quarantine (run_id, provider) SELECT %s, p FROM unnest(%s::text[])"
-                " AS x(p) ON CONFLICT DO NOTHING", (run_id, names)))
-
-    def quarantined_providers(self, run_id: str) -> set[str]:
-        rows = self._run("quarantined_providers", lambda c: c.execute(
-            "SELECT provider FROM quarantine WHERE run_id = %s", (run_id,)).fetchall())
-        return {r[0] for r in rows}
-
-    # -- fleet budget -----------------------------------------------------------------
-    def reserve_budget(
-        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
-    ) -> bool:
-        """One transaction holding the run's ledger row: idempotent per id, and granted only
-        if spent + reserved + ``nano`` <= ``cap_nano``."""
-
-        def body(conn: Any) -> bool:
-            spent, reserved = self._lock_ledger(conn, run_id)
-            if conn.execute("SELECT 1 FROM reservations WHERE run_id = %s AND rid = %s",
-                            (run_id, reservation_id)).fetchone():
-                return True
-            if spent + reserved + int(nano) > int(cap_nano):
-                return False
-            conn.execute("UPDATE ledger SET reserved = reserved + %s WHERE run_id = %s",
-                         (int(nano), run_id))
-            conn.execute(
-                "INSERT INTO reservations (run_id, rid, nano, expires_at)"
-                f" VALUES (%s, %s, %s, {_DB_NOW} + %s)",
-                (run_id, reservation_id, int(nano), self._at(expires_at)))
-            return True
-
-        return self._tx("reserve_budget", body)
-
-    def settle_reservation(
-        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
-    ) -> bool:
-        def body(conn: Any) -> bool:
-            self._lock_ledger(conn, run_id)
-            row = conn.execute("DELETE FROM reservations WHERE run_id = %s AND rid = %s"
-                               " RETURNING nano", (run_id, reservation_id)).fetchone()
-            if row is not None:
-                conn.execute("UPDATE ledger SET reserved = reserved - %s WHERE run_id = %s",
-                             (int(row[0]), run_id))
-            self._add_spend(conn, run_id, spend)
-            return row is not None
-
-        return self._tx("settle_reservation", body)
-
-    def release_expired_reservations(self, run_id: str, now: float) -> int:
-        def body(conn: Any) -> int:
-            self._lock_ledger(conn, run_id)
-            held = [int(r[0]) for r in conn.execute(
-                "DELETE FROM reservations WHERE run_id = %s"
-                f" AND expires_at < {_DB_NOW} + %s RETURNING nano",
-                (run_id, self._at(now))).fetchall()]
-            if held:
-                conn.execute("UPDATE ledger SET reserved = reserved - %s WHERE run_id = %s",
-                             (sum(held), run_id))
-            return len(held)
-
-        return self._tx("release_expired_reservations", body)
-
-    def budget_state(self, run_id: str) -> BudgetState:
-        row = self._run("budget_state", lambda c: c.execute(
-            "SELECT l.spent, l.reserved, (SELECT count(*) FROM reservations r"
-            " WHERE r.run_id = l.run_id) FROM ledger l WHERE l.run_id = %s",
-            (run_id,)).fetchone())
-        return BudgetState(*(int(v) for v in row)) if row else BudgetState(0, 0, 0)
-
     # -- administration ---------------------------------------------------------------
     def list_runs(self) -> list[Run]:
         def body(conn: Any) -> list[Run]:
@@ -1244,10 +689,11 @@ class PostgresStateStore:
 
         return self._tx("delete_run", body)
 
-    def close(self) -> None:
-        for holder in (self._main, self._beat):
-            with holder.lock:
-                holder.discard()
+
+class PostgresStateStore(PostgresCoordination, PostgresLedger):
+    """:class:`~docfleet.state.base.StateStore` over one PostgreSQL schema (protocol as of
+    ``state/base.py``: coordination + ledger). Safe to share between the threads of one
+    task: each connection is used by one thread at a time."""
 
 
 def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresStateStore:
@@ -1266,8 +712,6 @@ def open_postgres_store(parsed: ParsedURI, *, create: bool = True) -> PostgresSt
     query = dict(parse_qsl(parts.query))
     schema = query.get("schema", DEFAULT_SCHEMA)
     retry = query.get("retry_seconds")
-    from docfleet.core.settings import uri_seconds
-
     statement_timeout = uri_seconds(query, "statement_timeout", display_uri(parsed.raw))
     if statement_timeout is not None and statement_timeout <= 0:
         raise ConfigError(f"state URI {display_uri(parsed.raw)!r}: statement_timeout must be "

@@ -1,7 +1,9 @@
 """``firestore://PROJECT[/DATABASE]?prefix=…`` state store (google-cloud-firestore,
 extra ``gcp``).
 
-Layout (:mod:`docfleet.state.schemas`): ``{prefix}runs/{run_id}`` is the run marker, its
+Coordination here (:class:`FirestoreCoordination`), the ledger in :mod:`.ledger`, the
+client, paths, compare-and-set and retries in :mod:`.client`; :class:`FirestoreStateStore`
+is both. Layout (:mod:`.schema`): ``{prefix}runs/{run_id}`` is the run marker, its
 units are ``…/units/{idx:08d}``, spend counters ``…/spend/{model-hash}.{shard}``, the
 quarantine set ``…/meta/quarantine``.
 
@@ -35,22 +37,15 @@ claim and compare-and-set writes at the client, as contention would.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import random
 import time
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from docfleet.cloud.gcp import firestore_client, gcp_error
-from docfleet.core.errors import (
-    ConfigError,
-    DocfleetError,
-    MissingExtraError,
-    RunNotFoundError,
-    StoreUnavailableError,
-)
+from docfleet.core.durations import uri_seconds
+from docfleet.core.errors import ConfigError, RunNotFoundError, StoreUnavailableError
 from docfleet.core.models import (
     Claim,
     Progress,
@@ -61,45 +56,26 @@ from docfleet.core.models import (
     UnitState,
     claim_token,
 )
-from docfleet.core.retry import RetryPolicy, default_bound, one_line
+from docfleet.core.retry import one_line
 from docfleet.core.uris import ParsedURI
-from docfleet.state import registry, rules
-from docfleet.state.base import TOTAL_SPEND_KEY, BudgetState, CreateResult, check_fingerprint
-from docfleet.state.schemas import (
-    FIRESTORE_COUNTS_COLLECTION,
-    FIRESTORE_RUNS_COLLECTION,
-    FIRESTORE_SPEND_COLLECTION,
-    FIRESTORE_UNITS_COLLECTION,
-    firestore_count_shards,
+from docfleet.state import codecs, rules
+from docfleet.state.base import CreateResult, check_fingerprint
+from docfleet.state.firestore.client import (
+    BATCH,
+    CANDIDATES,
+    FAULT_ENV,
+    META_COLLECTION,
+    TIMEOUT,
+    FirestoreClient,
+    default_ramp,
 )
-
-T = TypeVar("T")
-
-FAULT_ENV = "DOCFLEET_FAULT_FIRESTORE_ABORTED"
-META_COLLECTION = "meta"
-#: Counter documents per (run, model): spreads a hot spend counter's writes.
-SPEND_SHARDS = 8
-#: Candidates read per claim query.
-CANDIDATES = 8
-#: Seconds per RPC before it counts as failed (and is retried).
-TIMEOUT = 15.0
-#: Documents per write batch (Firestore's limit is 500).
-BATCH = 400
+from docfleet.state.firestore.ledger import FirestoreLedger
+from docfleet.state.firestore.schema import FIRESTORE_COUNTS_COLLECTION, firestore_count_shards
+from docfleet.state.ramp import parse_ramp
 
 
 class _Lost(Exception):
     """A claim found its candidate no longer PENDING (or changed since the query)."""
-
-
-def firestore_transient(exc: BaseException) -> bool:
-    from google.api_core import exceptions as gexc
-
-    if isinstance(exc, DocfleetError):
-        return False
-    return isinstance(exc, (gexc.ServiceUnavailable, gexc.DeadlineExceeded, gexc.Aborted,
-                            gexc.InternalServerError, gexc.TooManyRequests,
-                            gexc.ResourceExhausted, gexc.Unknown, gexc.RetryError,
-                            ConnectionError, TimeoutError))
 
 
 def _ended(end: rules.AttemptEnd, now: float) -> dict[str, Any]:
@@ -113,148 +89,8 @@ def _ended(end: rules.AttemptEnd, now: float) -> dict[str, Any]:
     return fields
 
 
-class FirestoreStateStore:
-    """:class:`~docfleet.state.base.StateStore` over Cloud Firestore (native mode)."""
-
-    def __init__(
-        self, project: str, database: str | None = None, *, prefix: str = "",
-        retry_seconds: float | None = None, write_ramp: Any = "default",
-    ) -> None:
-        """``write_ramp``: the ramp the fleet's claims keep under (a
-        :class:`~docfleet.kernel.pacing.WriteRamp`, ``None`` for none, ``"default"`` for the
-        registry's 500/50/5)."""
-        try:
-            from google.cloud import firestore
-        except ImportError:
-            raise MissingExtraError("the firestore:// state store", "gcp") from None
-        self._fs = firestore
-        self.prefix = prefix
-        db = f"/{database}" if database else ""
-        self.uri = f"firestore://{project}{db}" + (f"?prefix={prefix}" if prefix else "")
-        try:
-            self._client = firestore_client(project, database)
-        except Exception as exc:
-            raise gcp_error(exc, f"cannot open {self.uri}") from None
-        self._retry = RetryPolicy(f"Firestore {project}{db}", firestore_transient,
-                                  retry_seconds if retry_seconds is not None else default_bound())
-        fault = float(os.environ.get(FAULT_ENV) or 0)
-        self._fault = fault if fault > 0 else None
-        #: Lost races / aborted claim writes of this process (the benchmark reads it).
-        self.lost_races = 0
-        self._unit_counts: dict[str, int] = {}
-        self._runs = self._client.collection(f"{prefix}{FIRESTORE_RUNS_COLLECTION}")
-        entry = registry.backend("firestore")
-        #: The ramp a fleet keeps its writes under and a unit's writes (state.optional).
-        self.write_ramp = default_ramp() if write_ramp == "default" else write_ramp
-        self.unit_writes = entry.unit_writes
-        from docfleet.state import opcount
-
-        opcount.maybe_instrument(self)
-
-    # -- plumbing ---------------------------------------------------------------------
-    def _call(self, op: str, fn: Callable[[], T]) -> T:
-        from google.api_core import exceptions as gexc
-        from google.auth import exceptions as aexc
-
-        try:
-            return self._retry.call(fn, op)
-        except (gexc.GoogleAPICallError, aexc.GoogleAuthError) as exc:
-            raise gcp_error(exc, f"{self.uri} {op}") from None
-
-    def _run_ref(self, run_id: str) -> Any:
-        return self._runs.document(run_id)
-
-    def _units_ref(self, run_id: str) -> Any:
-        return self._run_ref(run_id).collection(FIRESTORE_UNITS_COLLECTION)
-
-    def _unit_ref(self, run_id: str, index: int) -> Any:
-        return self._units_ref(run_id).document(f"{index:08d}")
-
-    def _count_shards(self, run_id: str) -> int:
-        """The run's counter shards (from its unit count, read once per process)."""
-        count = self._unit_counts.get(run_id)
-        if count is None:
-            snap = self._call("get_run", lambda: self._read(self._run_ref(run_id)))
-            count = int((snap.to_dict() or {}).get("unit_count") or 0) if snap.exists else 0
-            if count:
-                self._unit_counts[run_id] = count
-        return firestore_count_shards(count)
-
-    def _counts_ref(self, run_id: str, shard: int) -> Any:
-        return self._run_ref(run_id).collection(FIRESTORE_COUNTS_COLLECTION) \
-            .document(f"{shard:03d}")
-
-    def _moves(self, run_id: str, index: int) -> Callable[
-            [dict[str, Any] | None, dict[str, Any]], list[tuple[Any, dict[str, Any], bool]]]:
-        """The progress counter write that goes with a change of unit ``index``: -1 on the
-        state it leaves, +1 on the one it enters, in its shard (none if it stays)."""
-
-        def moves(data: dict[str, Any] | None, fields: dict[str, Any]
-                  ) -> list[tuple[Any, dict[str, Any], bool]]:
-            source = (data or {}).get("state")
-            target = fields.get("state", source)
-            if source is None or target == source:
-                return []
-            return [(self._counts_ref(run_id, index % self._count_shards(run_id)),
-                     {source: self._fs.Increment(-1), target: self._fs.Increment(1)}, True)]
-
-        return moves
-
-    def _cas(self, op: str, ref: Any,
-             change: Callable[[dict[str, Any] | None], dict[str, Any] | None],
-             applied: Callable[[dict[str, Any]], bool] | None = None,
-             also: Callable[[dict[str, Any] | None, dict[str, Any]],
-                            list[tuple[Any, dict[str, Any], bool]]] | None = None) -> bool:
-        """Read ``ref``; ``change(data or None)`` returns the fields to update (``None``:
-        refuse, return false); write them only if the document is unchanged since the read
-        (an ``update_time`` precondition: compare-and-set, no locks held). A lost race
-        re-reads, with backoff, within the retry bound. ``applied(data)`` recognises this
-        very update after an attempt whose answer was lost (timeout, unavailable).
-        ``also(data, fields)`` lists further ``(ref, data, merge)`` sets committed in the
-        same atomic batch (a progress counter)."""
-        from google.api_core import exceptions as gexc
-
-        ambiguous = False
-
-        def attempt() -> bool:
-            nonlocal ambiguous
-            snap = self._read(ref)
-            data = snap.to_dict() if snap.exists else None
-            if ambiguous and applied is not None and data is not None and applied(data):
-                return True
-            fields = change(data)
-            if fields is None:
-                return False
-            if self._fault is not None and random.random() < self._fault:
-                raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
-            extra = also(data, fields) if also is not None else []
-            option = self._client.write_option(last_update_time=snap.update_time)
-            try:
-                if extra:
-                    batch = self._client.batch()
-                    batch.update(ref, fields, option=option)
-                    for other, values, merge in extra:
-                        batch.set(other, values, merge=merge)
-                    batch.commit(retry=None, timeout=TIMEOUT)
-                else:
-                    ref.update(fields, option=option, retry=None, timeout=TIMEOUT)
-            except gexc.FailedPrecondition:
-                raise gexc.Aborted("the document changed since it was read") from None
-            except (gexc.DeadlineExceeded, gexc.ServiceUnavailable):
-                ambiguous = True
-                raise
-            return True
-
-        return self._call(op, attempt)
-
-    def _read(self, ref: Any) -> Any:
-        return ref.get(retry=None, timeout=TIMEOUT)
-
-    def _stream(self, op: str, query: Any) -> list[Any]:
-        return self._call(op, lambda: list(query.stream(retry=None, timeout=TIMEOUT)))
-
-    def _where(self, query: Any, field: str, op: str, value: Any) -> Any:
-        return query.where(filter=self._fs.FieldFilter(field, op, value))
+class FirestoreCoordination(FirestoreClient):
+    """:class:`~docfleet.state.base.CoordinationStore` over Cloud Firestore (native mode)."""
 
     # -- runs -------------------------------------------------------------------------
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
@@ -409,7 +245,7 @@ class FirestoreStateStore:
     ) -> Claim | None:
         from google.api_core import exceptions as gexc
 
-        deadline = time.monotonic() + self._retry.bound
+        deadline = time.monotonic() + self._calls.bound
         tries = aborted = 0
         last: BaseException | None = None
         while True:
@@ -431,7 +267,7 @@ class FirestoreStateStore:
             if time.monotonic() >= deadline:
                 raise StoreUnavailableError(
                     f"{self.uri} claim on run '{run_id}': no candidate could be claimed in "
-                    f"{self._retry.bound:.0f}s ({tries} tries, {aborted} aborted; last "
+                    f"{self._calls.bound:.0f}s ({tries} tries, {aborted} aborted; last "
                     f"error: {one_line(last) if last else 'lost races'})",
                     "Firestore contention or an unreachable emulator; retry later or raise "
                     "DOCFLEET_STORE_RETRY_SECONDS")
@@ -499,7 +335,7 @@ class FirestoreStateStore:
         expires = now + lease_seconds
         if not self._fenced("renew_lease", claim, lambda d: {"lease_expires_at": expires}):
             return None
-        return Claim(**{**claim.__dict__, "lease_expires_at": expires})
+        return codecs.renewed(claim, expires)
 
     def complete_unit(self, claim: Claim, part_sha256: str, now: float) -> bool:
         return self._fenced("complete_unit", claim, lambda d: {
@@ -549,14 +385,10 @@ class FirestoreStateStore:
     def running_units(self, run_id: str) -> list[Unit]:
         snaps = self._stream("running_units", self._where(
             self._units_ref(run_id), "state", "==", UnitState.RUNNING.value))
-        out = []
-        for snap in snaps:
-            d = snap.to_dict()
-            out.append(Unit(run_id, int(d["idx"]), int(d["start"]), int(d["count"]),
-                            UnitState.RUNNING, attempts=int(d.get("attempts") or 0),
-                            lease_owner=d.get("lease_owner"),
-                            lease_expires_at=d.get("lease_expires_at")))
-        return out
+        return [codecs.running_unit(run_id, d["idx"], start=d["start"], count=d["count"],
+                                    attempts=d.get("attempts"), lease_owner=d.get("lease_owner"),
+                                    lease_expires_at=d.get("lease_expires_at"))
+                for d in (snap.to_dict() for snap in snaps)]
 
     def reclaim_stale_units(
         self, run_id: str, stale: Iterable[Unit], max_attempts: int, now: float
@@ -649,187 +481,11 @@ class FirestoreStateStore:
 
     def units(self, run_id: str) -> list[Unit]:
         snaps = self._stream("units", self._units_ref(run_id).order_by("idx"))
-        out = []
-        for s in snaps:
-            d = s.to_dict()
-            out.append(Unit(
-                run_id=run_id, index=int(d["idx"]), start=int(d["start"]),
-                count=int(d["count"]), state=UnitState(d["state"]),
-                attempts=int(d.get("attempts") or 0), generation=int(d.get("generation") or 0),
-                lease_owner=d.get("lease_owner"), lease_expires_at=d.get("lease_expires_at"),
-                last_error=d.get("last_error"), claimed_at=d.get("claimed_at"),
-                finished_at=d.get("finished_at"), part_sha256=d.get("part_sha256"),
-                worked_by=d.get("worked_by"),
-            ))
-        return out
-
-    # -- spend and quarantine ---------------------------------------------------------
-    def _spend_ref(self, run_id: str, model: str, shard: int) -> Any:
-        key = hashlib.sha256(model.encode()).hexdigest()[:20]
-        return self._run_ref(run_id).collection(FIRESTORE_SPEND_COLLECTION) \
-            .document(f"{key}.{shard}")
-
-    def add_spend(self, run_id: str, model: str, nano_dollars: int) -> None:
-        shard = random.randrange(SPEND_SHARDS)
-        amount = int(nano_dollars)
-
-        def write() -> None:
-            batch = self._client.batch()
-            for key in (model, TOTAL_SPEND_KEY):
-                batch.set(self._spend_ref(run_id, key, shard),
-                          {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
-            # the budget guard's `spent` moves with the rollup (atomically, in this batch)
-            batch.set(self._budget_ref(run_id), {"spent": self._fs.Increment(amount)},
-                      merge=True)
-            batch.commit(retry=None, timeout=TIMEOUT)
-
-        self._call("add_spend", write)
-
-    def _spend(self, run_id: str) -> dict[str, int]:
-        totals: dict[str, int] = {}
-        for s in self._stream("spend", self._run_ref(run_id)
-                              .collection(FIRESTORE_SPEND_COLLECTION)):
-            d = s.to_dict()
-            totals[d["model"]] = totals.get(d["model"], 0) + int(d.get("nano") or 0)
-        return totals
-
-    def total_spend(self, run_id: str) -> int:
-        return self._spend(run_id).get(TOTAL_SPEND_KEY, 0)
-
-    def spend_by_model(self, run_id: str) -> dict[str, int]:
-        return {m: n for m, n in self._spend(run_id).items() if m != TOTAL_SPEND_KEY}
-
-    def _quarantine_ref(self, run_id: str) -> Any:
-        return self._run_ref(run_id).collection(META_COLLECTION).document("quarantine")
-
-    def quarantine_providers(self, run_id: str, providers: Iterable[str]) -> None:
-        names = sorted(set(providers))
-        if names:
-            self._call("quarantine", lambda: self._quarantine_ref(run_id).set(
-                {"providers": self._fs.ArrayUnion(names)}, merge=True, retry=None,
-                timeout=TIMEOUT))
-
-    def quarantined_providers(self, run_id: str) -> set[str]:
-        snap = self._call("quarantine", lambda: self._read(self._quarantine_ref(run_id)))
-        return set(snap.get("providers") or []) if snap.exists else set()
-
-    # -- fleet budget (issue 5; compare-and-set since issue 12) -----------------------
-    # One document ``…/meta/budget`` holds ``spent`` (the settled total), ``reserved`` and
-    # the live reservations ``{id: {nano, expires_at}}``. Every budget change is a
-    # compare-and-set on it, like the claims: read it, decide, write only if it is
-    # unchanged since the read (an ``update_time`` precondition; ``create`` when it does
-    # not exist yet), else re-read with backoff. No transaction, so no lock to time out
-    # (the emulator's "Transaction lock timeout" under racing reservers). A settle writes
-    # the budget document and the spend counter shards in one atomic batch, and
-    # ``add_spend`` increments ``spent`` in the same batch as its shards, so ``spent``
-    # always equals the rollup total. Write rate: a document sustains about one write per
-    # second, so a fleet making more calls than that uses block reservations
-    # (DOCFLEET_CATALOGUE_BLOCK_CALLS; the catalogue defaults to blocks on firestore://).
-    def _budget_ref(self, run_id: str) -> Any:
-        return self._run_ref(run_id).collection(META_COLLECTION).document("budget")
-
-    def _budget_cas(self, op: str, run_id: str,
-                    change: Callable[[dict[str, Any]], tuple[dict[str, Any] | None, T]],
-                    extra: Callable[[Any], None] | None = None) -> T:
-        """Compare-and-set on the budget document: ``change(data)`` returns (the new
-        document or ``None`` to write nothing, the result). ``extra(batch)`` adds writes
-        that commit atomically with it. A lost race re-reads, within the retry bound."""
-        from google.api_core import exceptions as gexc
-
-        ref = self._budget_ref(run_id)
-
-        def attempt() -> T:
-            snap = self._read(ref)
-            data = snap.to_dict() if snap.exists else {}
-            if "spent" not in data:  # a ledger written before `spent` was kept here
-                data["spent"] = self._spend(run_id).get(TOTAL_SPEND_KEY, 0)
-            doc, result = change(data)
-            if doc is None:
-                return result
-            if self._fault is not None and random.random() < self._fault:
-                raise gexc.Aborted(f"injected fault ({FAULT_ENV}={self._fault})")
-            batch = self._client.batch()
-            if snap.exists:
-                batch.update(ref, doc, option=self._client.write_option(
-                    last_update_time=snap.update_time))
-            else:
-                batch.create(ref, doc)
-            if extra is not None:
-                extra(batch)
-            try:
-                batch.commit(retry=None, timeout=TIMEOUT)
-            except (gexc.FailedPrecondition, gexc.Conflict):
-                raise gexc.Aborted("the budget document changed since it was read") from None
-            return result
-
-        return self._call(op, attempt)
-
-    def reserve_budget(
-        self, run_id: str, reservation_id: str, nano: int, cap_nano: int, expires_at: float
-    ) -> bool:
-        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
-            held = dict(data.get("reservations") or {})
-            if reservation_id in held:
-                return None, True
-            reserved = int(data.get("reserved") or 0)
-            if int(data["spent"]) + reserved + int(nano) > int(cap_nano):
-                return None, False
-            held[reservation_id] = {"nano": int(nano), "expires_at": float(expires_at)}
-            return {"spent": int(data["spent"]), "reserved": reserved + int(nano),
-                    "reservations": held}, True
-
-        return self._budget_cas("reserve_budget", run_id, change)
-
-    def settle_reservation(
-        self, run_id: str, reservation_id: str, spend: Mapping[str, int]
-    ) -> bool:
-        amounts = {m: int(v) for m, v in spend.items() if m != TOTAL_SPEND_KEY}
-        amounts[TOTAL_SPEND_KEY] = sum(amounts.values())
-        shard = random.randrange(SPEND_SHARDS)
-
-        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
-            held = dict(data.get("reservations") or {})
-            entry = held.pop(reservation_id, None)
-            reserved = int(data.get("reserved") or 0) - (int(entry["nano"]) if entry else 0)
-            return {"spent": int(data["spent"]) + amounts[TOTAL_SPEND_KEY],
-                    "reserved": reserved, "reservations": held}, entry is not None
-
-        def shards(batch: Any) -> None:
-            for key, amount in amounts.items():
-                batch.set(self._spend_ref(run_id, key, shard),
-                          {"model": key, "nano": self._fs.Increment(amount)}, merge=True)
-
-        return self._budget_cas("settle_reservation", run_id, change, shards)
-
-    def release_expired_reservations(self, run_id: str, now: float) -> int:
-        def change(data: dict[str, Any]) -> tuple[dict[str, Any] | None, int]:
-            held = dict(data.get("reservations") or {})
-            expired = [k for k, v in held.items() if float(v["expires_at"]) < now]
-            if not expired:
-                return None, 0
-            freed = sum(int(held.pop(k)["nano"]) for k in expired)
-            return {"spent": int(data["spent"]), "reserved": int(data.get("reserved") or 0)
-                    - freed, "reservations": held}, len(expired)
-
-        return self._budget_cas("release_expired_reservations", run_id, change)
-
-    def budget_state(self, run_id: str) -> BudgetState:
-        snap = self._call("budget", lambda: self._read(self._budget_ref(run_id)))
-        data = snap.to_dict() if snap.exists else {}
-        spent = int(data["spent"]) if "spent" in data else self.total_spend(run_id)
-        return BudgetState(spent, int(data.get("reserved") or 0),
-                           len(data.get("reservations") or {}))
-
-    def close(self) -> None:
-        self._client.close()
+        return [codecs.unit_from_record(run_id, s.to_dict()) for s in snaps]
 
 
-def default_ramp() -> Any:
-    """The registry's ramp for Firestore (500 ops/s, x1.5 every 300 s) as a WriteRamp."""
-    from docfleet.kernel.pacing import WriteRamp
-
-    ramp = registry.backend("firestore").write_ramp
-    return WriteRamp(*ramp) if ramp else None
+class FirestoreStateStore(FirestoreCoordination, FirestoreLedger):
+    """:class:`~docfleet.state.base.StateStore` over Cloud Firestore (native mode)."""
 
 
 def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> FirestoreStateStore:
@@ -853,9 +509,6 @@ def open_firestore_store(parsed: ParsedURI, *, create: bool = True) -> Firestore
     emulator = parsed.query.get("emulator")
     if emulator:  # the client reads it from the environment
         os.environ["FIRESTORE_EMULATOR_HOST"] = emulator
-    from docfleet.core.settings import uri_seconds
-    from docfleet.kernel.pacing import parse_ramp
-
     try:
         ramp = parse_ramp(parsed.query.get("ramp"), default_ramp())
     except ValueError as exc:

@@ -1,4 +1,7 @@
-"""Resolve a run's spec from settings: the parameters every task of a run must agree on."""
+"""Admitting a run: the values of its spec (:class:`~docfleet.core.models.RunSpec`, the
+record every task of a run must agree on) decided from settings, a stored run and the
+pack, and the pack's preflight on this machine before anything is planned. Writes
+nothing; the plan race (:mod:`.planner`) takes it from here."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from docfleet.core.errors import ConfigError
-from docfleet.core.models import RunSpec
+from docfleet.core.models import RunSpec, RunState
 from docfleet.core.settings import Settings
 from docfleet.kernel.planner import check_plannable, choose_unit_size
 from docfleet.packs import load_pack
@@ -64,7 +67,6 @@ def check_ready(spec: RunSpec, store: CoordinationStore, settings: Settings,
     context has no store). Skipped for a run that is already COMPLETED (there is nothing
     left to work). Raises :class:`ConfigError` naming what is missing and how to fix it;
     writes nothing."""
-    from docfleet.core.models import RunState
 
     existing = store.get_run(spec.run_id)
     if existing is not None and existing.state == RunState.COMPLETED:

@@ -1,6 +1,8 @@
 """Reading a built catalogue: :class:`Catalogue` is what generation runs use (no key, no
-network but the blob store). A catalogue URI is the catalogue run's directory,
-``<out>/<run_id>`` (e.g. ``file://./out/cat1`` or ``gs://bucket/cat1``)."""
+network but the blob store). It reads a finished run's files, so it sits with the dataset,
+below the packs that read it (the catalogue package, which builds one, is above them). A
+catalogue URI is the catalogue run's directory, ``<out>/<run_id>`` (e.g.
+``file://./out/cat1`` or ``gs://bucket/cat1``)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from docfleet.core.errors import ConfigError
+from docfleet.blob import open_blob_store
+from docfleet.core.errors import BlobNotFoundError, ConfigError
 from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json, sha256
+from docfleet.dataset.shards import read_shard
 
 
 @dataclass(frozen=True)
@@ -60,9 +64,6 @@ class Catalogue:
     def load(cls, uri: str) -> Catalogue:
         """Read the root manifest and every ``entries`` shard. Raises :class:`ConfigError`
         if the run is not complete or is not a catalogue."""
-        from docfleet.blob import open_blob_store
-        from docfleet.core.errors import BlobNotFoundError
-        from docfleet.dataset.shards import read_shard
 
         base, run_id = split_catalogue_uri(uri)
         files = RunFiles(open_blob_store(base), run_id)
