@@ -13,18 +13,17 @@ Contracts:
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from docfleet.blob import BlobStore, open_blob_store
 from docfleet.core.errors import BlobNotFoundError, DocfleetError, ManifestGapError
 from docfleet.core.models import UnitState
 from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json, part_key, sha256
+from docfleet.dataset.shards import read_shard
 from docfleet.state import open_state_store
 
 
@@ -164,7 +163,7 @@ class RunReader:
             raise ExportError(f"unit {part.unit} has no shard of table '{table}'",
                               f"the run's tables are: {', '.join(sorted(part.shards))}")
         data = self._verified(part, entry, "shard")
-        table_data = pq.read_table(io.BytesIO(data))
+        table_data = read_shard(data)
         if table_data.num_rows != entry["rows"]:
             raise TamperedError(f"unit {part.unit}: shard {entry['key']} holds "
                                 f"{table_data.num_rows} rows, its part says {entry['rows']}")

@@ -1,0 +1,61 @@
+"""Exports leave no native thread behind: the interpreter exits 0 after them.
+
+The abort this holds off ("terminate called without an active exception", SIGABRT, exit
+134 after a successful export) came from Arrow's dataset-scanner thread pool, which
+``pq.read_table(io.BytesIO(...))`` starts and which was still running when the
+interpreter finalised. ``read_shard`` decodes on the calling thread; the first test
+counts the process's OS threads (``/proc/self/task``, but jemalloc's lazily started
+background thread) around it, which is exact and
+does not depend on timing, the second runs real exports in their own processes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from exportlib import Run, bench_run
+
+from support.fleet import cli
+
+_COUNT_THREADS = """
+import io, os
+import pyarrow as pa, pyarrow.parquet as pq
+from docfleet.dataset.shards import read_shard, shard_bytes
+data = shard_bytes(pa.schema([("a", pa.int64()), ("b", pa.string())]),
+                   [{"a": i, "b": str(i)} for i in range(5000)])
+def threads():  # jemalloc's background thread starts lazily and is harmless
+    comm = (open(f"/proc/self/task/{t}/comm").read().strip() for t in os.listdir("/proc/self/task"))
+    return sum(name != "jemalloc_bg_thd" for name in comm)
+before = threads()
+for _ in range(20):
+    assert read_shard(data).num_rows == 5000
+ours = threads()
+pq.read_table(io.BytesIO(data))
+print(before, ours, threads())
+"""
+
+
+def test_reading_a_shard_starts_no_native_thread() -> None:
+    done = subprocess.run([sys.executable, "-c", _COUNT_THREADS], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    before, ours, scanner = map(int, done.stdout.split())
+    assert ours == before, f"read_shard left {ours - before} native thread(s) running"
+    # the control: the scanner path does start a pool (what used to abort at exit)
+    assert scanner > before
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return bench_run(tmp_path_factory)
+
+
+def test_exports_exit_cleanly_in_their_own_process(bench: Run, tmp_path: Path) -> None:
+    for i in range(3):
+        for to in (f"parquet://{tmp_path / f'pq{i}'}", f"duckdb:///{tmp_path / f'x{i}.duckdb'}"):
+            done = cli("export", bench.run_id, "--state", bench.state, "--out", bench.out,
+                       "--to", to, timeout=300)
+            assert "terminate called" not in done.stderr, done.stderr
+            assert done.returncode == 0, f"{to}: exit {done.returncode}\n{done.stderr}"
