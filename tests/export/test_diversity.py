@@ -168,8 +168,9 @@ def test_document_facts_from_hand_made_rows() -> None:
     assert report["targets"]["total"]["labels"]["en"] == {"raw": 2, "casefolded": 1,
                                                           "top": ["total"]}
     flagged = {e["element"] for e in report["flagged"]}
-    assert "header:title" in flagged and "line:thanks, # items!" in flagged
+    assert "line:thanks, # items!" in flagged
     assert "field:total" not in flagged and "field:tendered" not in flagged  # required, common
+    assert "header:title" not in flagged  # common: receipts name themselves
 
 
 def test_every_document_pack_has_a_spec_naming_its_document_table() -> None:
@@ -347,7 +348,7 @@ def test_report_matches_the_golden_rows(run: Run) -> None:
         dates = {" ".join(normalise(f["text"]).split()) for f in g.fields[d]
                  if re.fullmatch(r"\d{4}-\d\d-\d\d", f["value"])}
         two_dates += len(dates) >= 2
-        timed += any(re.fullmatch(r"\d{1,2}:\d\d", f["value"]) for f in g.fields[d])
+        timed += any(re.fullmatch(r"\d{1,2}:\d\d(:\d\d)?", f["value"]) for f in g.fields[d])
     assert report["amounts"]["mean_per_document"] == pytest.approx(statistics.fmean(counts))
     assert report["amounts"]["total_is_largest_share"] == pytest.approx(largest / have_total)
     assert report["dates"]["share_ge_2"] == pytest.approx(two_dates / n)

@@ -185,7 +185,7 @@ SPECS: dict[str, PackSpec] = {
                                     "number",
             **_need("tender lines (paid by, tendered, change, card slip) are on most real "
                     "receipts, and the issue asks for more of them", "payment_method",
-                    "tendered", "change", "card_number", "auth_code"),
+                    "tendered", "paid_total", "change", "card_number", "auth_code"),
             **_need("half of real receipts print quantity and unit price (item tables)",
                     "item_quantity", "item_unit_price"),
             **_need("VAT and GST regimes ask for the seller's tax number on a simplified "
@@ -194,6 +194,22 @@ SPECS: dict[str, PackSpec] = {
                     "discount_name", "discount_percent", "discount_amount", "discount_total"),
             **_need("restaurant and cafe receipts print item modifiers (as CORD's do)",
                     "modifier_name", "modifier_amount"),
+            "label:receipt_number": "a till receipt's transaction number is printed with "
+                                    "its key on most real receipts",
+            **_need("most real receipts that print a subtotal print it before tax or "
+                    "discounts, and every tax-exclusive one must", "subtotal"),
+            **_need("most real receipts print the shop's phone", "store_phone"),
+            **_need("POS receipts commonly print the register and the operator", "till",
+                    "cashier"),
+            **_need("receipts commonly count the items sold (the issue's 'total quantity / "
+                    "items' look-alike)", "item_count"),
+            **_need("the issue asks for tax summary blocks (per rate: code, net, tax, gross "
+                    "and their own total row)", "tax_code", "tax_gross", "tax_total",
+                    "tax_base_total", "tax_gross_total"),
+            **_need("card payments print the terminal's slip (the issue asks for card "
+                    "slips)", "slip_amount", "slip_date", "slip_time", "terminal_id"),
+            "header:title": "receipts commonly name themselves (a Saudi simplified tax "
+                            "invoice must)",
         },
         subtotal="subtotal"),
     "invoice": PackSpec(

@@ -8,7 +8,9 @@ import random
 from decimal import Decimal
 from typing import Any
 
+from docfleet.packs.receipt.blocks import blocks_v2
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS, ReceiptLayout
+from docfleet.packs.receipt.pieces import Row, f, head, lab, row, txt
 from docfleet.packs.receipt.records import Receipt
 from docfleet.packs.sdk.fields import money_field, text_field
 from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction, canonical
@@ -59,36 +61,6 @@ LABELS: dict[str, dict[str, str]] = {
            "card_number": "البطاقة", "auth_code": "رمز الموافقة",
            "thanks": "شكرا لزيارتكم"},
 }
-
-Piece = dict[str, Any]
-Row = dict[str, Any]
-
-
-def _piece(**kw: Any) -> Piece:
-    return {"f": None, "l": None, "h": None, "t": "", "cls": "", "glue": False, **kw}
-
-
-def f(field: Field, cls: str = "") -> Piece:
-    return _piece(f=field, cls=cls)
-
-
-def lab(name: str, text: str) -> Piece:
-    return _piece(l=name, t=text)
-
-
-def head(name: str, text: str) -> Piece:
-    return _piece(h=name, t=text)
-
-
-def txt(text: str, glue: bool = False) -> Piece:
-    """Plain text; ``glue``: no space before the next piece."""
-    return _piece(t=text, glue=glue)
-
-
-def row(left: list[Piece], right: list[Piece] | None = None, units: int = 1,
-        cls: str = "") -> Row:
-    return {"left": left, "right": right or [], "units": units, "cls": cls}
-
 
 def _qty(jur: Jurisdiction, value: Decimal, places: int, name: str, line: int) -> Field:
     return Field(name, jur.number(value, places), canonical(value), line)
@@ -146,6 +118,8 @@ def blocks(r: Receipt) -> list[list[Row]]:
     jur = JURISDICTIONS[r.locale]
     layout = RECEIPT_LAYOUTS[r.archetype]
     L = labels_for(LABELS, jur.language)
+    if r.content >= 2:
+        return blocks_v2(r, jur, layout, L)
     s = r.store
     top = [row([f(text_field("store_name", s.name))], units=2, cls="center big")]
     top.append(row([f(text_field("store_address", "\n".join(s.address)), "ml")],
@@ -221,6 +195,7 @@ def build_context(r: Receipt) -> dict[str, Any]:
     primary, secondary = style.choice(PALETTES)
     height = page_height(r)
     return {
+        "v2": r.content >= 2,
         "lang": JURISDICTIONS[r.locale].language,
         "dir": JURISDICTIONS[r.locale].direction,
         "title": r.receipt_number,
@@ -231,7 +206,7 @@ def build_context(r: Receipt) -> dict[str, Any]:
         "S": layout,
         "logo": logo_svg(style.getrandbits(32), "#111", "#777", size=layout.logo)
         if layout.logo else "",
-        "accent": primary if layout.name == "bistro" else "#111",
+        "accent": primary if layout.name in ("bistro", "boutique") else "#111",
         "secondary": secondary,
         "blocks": blocks(r),
         "bars": barcode_bars(r.receipt_number, layout.width - 2 * layout.pad_x),

@@ -33,4 +33,20 @@ RECEIPT_LAYOUTS: dict[str, ReceiptLayout] = {
                              9.5, 13, 9, 33, 0, 0, True, False),
     "bistro": ReceiptLayout("bistro", 302, 14, 18, 22, "'Liberation Sans', sans-serif", 11,
                             16, 15, 34, 52, 0, False, False),
+    # a supermarket's roll: small monospace, long item lists, no logo, a barcode
+    "market": ReceiptLayout("market", 302, 10, 14, 18, "'DejaVu Sans Mono', monospace", 10,
+                            14, 11, 42, 0, 40, False, True),
+    # a self-order kiosk or takeaway: sans-serif, two-line items, a logo
+    "kiosk": ReceiptLayout("kiosk", 302, 14, 16, 20, "'DejaVu Sans', sans-serif", 11, 16,
+                           15, 32, 40, 0, True, False),
+    # a pharmacy or chain store: condensed sans, a logo and a barcode
+    "pharmacy": ReceiptLayout("pharmacy", 302, 12, 14, 18,
+                              "'DejaVu Sans Condensed', 'DejaVu Sans', sans-serif", 10.5, 15,
+                              13, 36, 44, 44, False, True),
+    # a fuel station or parking terminal: a 58 mm roll, small monospace, a barcode
+    "fuel": ReceiptLayout("fuel", 219, 7, 10, 12, "'Liberation Mono', monospace", 9, 12, 9,
+                          34, 0, 36, False, False),
+    # a boutique's receipt: serif, generous spacing, a large logo
+    "boutique": ReceiptLayout("boutique", 302, 16, 20, 24, "'Liberation Serif', serif", 12,
+                              18, 17, 30, 56, 0, False, False),
 }

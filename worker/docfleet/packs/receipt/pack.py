@@ -4,14 +4,17 @@ payment (cash with change, or card). Archetypes: thermal, compact, bistro."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
 
+from docfleet.packs.base import GoldenTables
 from docfleet.packs.receipt.context import build_context, item_rows, page_height
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt
-from docfleet.packs.receipt.schema import TABLES
+from docfleet.packs.receipt.schema import RECEIPTS_V2, TABLES
 from docfleet.packs.receipt.source import ReceiptSource
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.options import PackOptions
@@ -57,6 +60,12 @@ class ReceiptSteps:
             "payment_method": r.payment_method, "tendered": r.tendered, "change": r.change,
             "card_last4": r.card_last4,
         }
+        if r.content >= 2:
+            lo = r.loyalty
+            head.update(rounding=r.rounding, amount_due=r.amount_due,
+                        printed_at=r.printed_at, return_by=r.return_by,
+                        loyalty_points=lo.points if lo else None,
+                        loyalty_balance=lo.balance if lo else None)
         _, tree = item_rows(r, JURISDICTIONS[r.locale], RECEIPT_LAYOUTS[r.archetype])
         items = [{
             "document": r.document, "row": t["row"], "item": t["item"], "kind": t["kind"],
@@ -74,3 +83,11 @@ class ReceiptPack(TemplatedPack):
     archetypes = tuple(RECEIPT_LAYOUTS)
     steps = ReceiptSteps()
     max_lines = MAX_ITEMS
+    #: 1: one convention; 2: per-document styles (:mod:`.variation`)
+    content_versions = (1, 2)
+
+    def tables(self, options: Mapping[str, Any]) -> GoldenTables:
+        tables = super().tables(options)
+        if self.parse(options).content < 2:
+            return tables
+        return dataclasses.replace(tables, schemas={**tables.schemas, "receipts": RECEIPTS_V2})

@@ -17,6 +17,12 @@ currency's minor unit ``q``):
   ``base = gross - tax``; exclusive ``base = gross``, ``tax = q(base x r / 100)``;
 - ``total = subtotal`` (inclusive) or ``subtotal + tax_total`` (exclusive);
 - ``change = tendered - total >= 0``; a non-cash payment tenders exactly the total.
+
+Content version 2 (:mod:`.variation`) adds, all neutral in version 1: a cash **rounding**
+(``amount_due = total + rounding``, to the 0.05 where the locale rounds cash, ``|rounding|
+< 0.05``; then ``change = tendered - amount_due``), a **loyalty** block (points earned are
+``floor(total)`` per point rate, the balance is at least what was earned) and the dates
+and times a real receipt prints besides the sale (``printed_at``, ``return_by``).
 """
 
 from __future__ import annotations
@@ -24,8 +30,12 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from docfleet.packs.sdk.money import ReconciliationError, round_money, unique_lines
+
+if TYPE_CHECKING:
+    from docfleet.packs.receipt.variation import ReceiptStyle
 
 PAYMENT_METHODS = ("cash", "card", "contactless", "mobile")
 
@@ -76,6 +86,17 @@ class Store:
 
 
 @dataclass(frozen=True)
+class Loyalty:
+    """A loyalty card's lines: the masked member number, points earned on this sale,
+    the new points balance and the savings of the year so far (money)."""
+
+    member: str
+    points: int
+    balance: int
+    savings_ytd: Decimal
+
+
+@dataclass(frozen=True)
 class Receipt:
     """One till receipt as printed. Construction reconciles the money or raises."""
 
@@ -106,6 +127,18 @@ class Receipt:
     card_last4: str | None
     auth_code: str | None
     style_seed: int
+    #: content version 2 (see the module docstring); neutral defaults are version 1
+    content: int = 1
+    rounding: Decimal = Decimal(0)
+    loyalty: Loyalty | None = None
+    printed_at: dt.datetime | None = None
+    return_by: dt.date | None = None
+    style: ReceiptStyle | None = None
+
+    @property
+    def amount_due(self) -> Decimal:
+        """What the customer pays: the total after cash rounding."""
+        return self.total + self.rounding
 
     def __post_init__(self) -> None:
         reconcile(self)
@@ -190,11 +223,17 @@ def reconcile(r: Receipt) -> None:
         problems.append(f"item_count {r.item_count} != {count}")
     if r.payment_method not in PAYMENT_METHODS:
         problems.append(f"unknown payment method {r.payment_method}")
-    if r.change != r.tendered - r.total or r.change < 0:
-        problems.append(f"change {r.change} != tendered {r.tendered} - total {r.total}")
+    if r.rounding and (r.payment_method != "cash" or abs(r.rounding) >= Decimal("0.05")
+                       or r.amount_due % Decimal("0.05")):
+        problems.append(f"rounding {r.rounding} is not a cash rounding to 0.05")
+    if r.change != r.tendered - r.amount_due or r.change < 0:
+        problems.append(f"change {r.change} != tendered {r.tendered} - due {r.amount_due}")
     if r.payment_method != "cash" and (r.tendered != r.total or not r.card_last4):
         problems.append("a non-cash payment must tender the exact total with a card")
-    money = [r.subtotal, r.discount_total, r.tax_total, r.total, r.tendered, r.change]
+    if r.loyalty is not None and not 0 <= r.loyalty.points <= r.loyalty.balance:
+        problems.append(f"loyalty points {r.loyalty.points} / balance {r.loyalty.balance}")
+    money = [r.subtotal, r.discount_total, r.tax_total, r.total, r.tendered, r.change,
+             r.rounding]
     money += [t.amount for t in r.taxes] + [t.base for t in r.taxes]
     money += [i.total for i in r.items] + [i.amount for i in r.items]
     if any(m != q(m) for m in money):

@@ -12,6 +12,12 @@ text: :mod:`docfleet.packs.sdk.schema`).
   discount_percent, discount_amount; per tax row (``line`` = tax row): tax_rate, tax_base,
   tax_amount; item_count, subtotal, discount_total, total, payment_method (value: cash |
   card | contactless | mobile), tendered, change, card_number, auth_code.
+- Content version 2 adds columns to ``receipts`` (:data:`RECEIPTS_V2`) and printed fields:
+  tax_code (per item row and tax row), tax_gross (per tax row), tax_base_total, tax_total,
+  tax_gross_total, rounding, amount_due, member_number, points_earned, points_balance,
+  savings_ytd, terminal_id, slip_date, slip_time, slip_amount, return_by, print_date,
+  print_time (``printed_at`` in ``receipts``).
+  ``issue_time`` is ``HH:MM:SS`` where the receipt prints the seconds.
 """
 
 from __future__ import annotations
@@ -45,6 +51,19 @@ RECEIPTS = pa.schema([
     pa.field("tendered", MONEY, nullable=False),
     pa.field("change", MONEY, nullable=False),
     pa.field("card_last4", pa.string()),
+    *_tail,
+])
+
+#: content version 2 (:mod:`.variation`): the cash rounding and what is paid after it, the
+#: print time and the return deadline where printed, the loyalty points
+RECEIPTS_V2 = pa.schema([
+    *list(RECEIPTS)[: len(RECEIPTS) - len(_tail)],
+    pa.field("rounding", MONEY, nullable=False),  # 0 unless cash is rounded to 0.05
+    pa.field("amount_due", MONEY, nullable=False),  # total + rounding
+    pa.field("printed_at", pa.timestamp("s")),
+    pa.field("return_by", pa.date32()),
+    pa.field("loyalty_points", pa.int32()),
+    pa.field("loyalty_balance", pa.int32()),
     *_tail,
 ])
 

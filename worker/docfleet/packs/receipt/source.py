@@ -7,15 +7,30 @@ archetype's column budget, so a receipt row never wraps.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
 from docfleet.core.seeding import document_rng
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
-from docfleet.packs.receipt.records import Receipt, Store, build_item, receipt_taxes
+from docfleet.packs.receipt.records import (
+    Loyalty,
+    Receipt,
+    ReceiptItem,
+    Store,
+    build_item,
+    receipt_taxes,
+)
+from docfleet.packs.receipt.variation import (
+    ReceiptStyle,
+    canonical_time,
+    cash_rounding,
+    draw_style,
+)
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.money import round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
@@ -183,8 +198,33 @@ def _tendered(rng: random.Random, total: Decimal, currency: str) -> Decimal:
     return round_money(rng.choice(options[:4]), currency)
 
 
+def _restyle(items: tuple[ReceiptItem, ...], style: ReceiptStyle, budget: int
+             ) -> tuple[ReceiptItem, ...]:
+    """Items with names as the style prints them: in capitals on an all-caps printer,
+    fitted to an item table's name column."""
+    def name(text: str) -> str:
+        return fit(style.line(text), budget)
+
+    return tuple(dataclasses.replace(
+        i, name=name(i.name),
+        modifiers=tuple(dataclasses.replace(m, name=name(m.name)) for m in i.modifiers),
+        discount=dataclasses.replace(i.discount, name=name(i.discount.name))
+        if i.discount else None) for i in items)
+
+
+def _web(fake: Any, rng: random.Random) -> str:
+    """A shop's web name (ASCII letters and digits)."""
+    word = re.sub(r"[^a-z0-9]", "", str(fake.domain_word()).lower())
+    return word if len(word) >= 3 else f"shop{rng.randint(10, 99)}"
+
+
+#: the item table's columns besides the name: quantity, price, amount, tax code, spaces
+ITEM_TABLE_COLUMNS = 25
+
+
 class ReceiptSource:
-    """Deterministic receipt records for one run's options."""
+    """Deterministic receipt records for one run's options (content version
+    ``options.content``: 2 draws a :class:`~.variation.ReceiptStyle` per document)."""
 
     def __init__(self, options: PackOptions) -> None:
         self.options = options
@@ -194,7 +234,9 @@ class ReceiptSource:
     def generate(self, run_id: str, index: int) -> Receipt:
         rng = document_rng(run_id, index)
         opts = self.options
+        v2 = opts.content >= 2
         locale, archetype, condition = kinds(rng, index, opts)
+        vr = random.Random(rng.getrandbits(64)) if v2 else rng  # the style's own stream
         jur = JURISDICTIONS[locale]
         lang = jur.language
         layout = RECEIPT_LAYOUTS[archetype]
@@ -211,6 +253,8 @@ class ReceiptSource:
         kind = rng.choice(sorted(STORES))
         goods = STORES[kind]
         inclusive = jur.currency != "USD"
+        if v2 and (locale == "en-CA" or (locale == "ja-JP" and vr.random() < 0.4)):
+            inclusive = False  # GST/HST (and 外税) added on top of shelf prices
         rates = dict(jur.rates)
         if locale == "en-US":
             rates = {"standard": Decimal("8.875"), "reduced": Decimal(0), "zero": Decimal(0)}
@@ -245,7 +289,17 @@ class ReceiptSource:
         method = rng.choices(("cash", "card", "contactless", "mobile"), (4, 3, 3, 1))[0]
         if total == 0:
             method = "cash"
-        tendered = _tendered(rng, total, jur.currency) if method == "cash" else total
+        style = None
+        rounding = Decimal(0)
+        if v2:
+            style = draw_style(vr, jur, cols, kind, method == "cash", _web(fake, vr))
+            budget = cols - ITEM_TABLE_COLUMNS if "item_table" in style.show else 20
+            items_t = _restyle(items_t, style, budget)
+            if method == "cash":
+                rounding = cash_rounding(total, locale)
+            store = dataclasses.replace(store, name=style.line(store.name))
+        tendered = _tendered(rng, total + rounding, jur.currency) if method == "cash" \
+            else total
         card = digits(rng, 4) if method != "cash" else None
         auth = digits(rng, 6) if method != "cash" else None
         day = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
@@ -253,6 +307,24 @@ class ReceiptSource:
         number = rng.choice((f"{rng.randint(1, 9999):04d}-{digits(rng, 6)}",
                              f"R{digits(rng, 8)}", f"{rng.randint(1, 999)}/{digits(rng, 5)}"))
         first = fake.first_name()
+        extras: dict[str, Any] = {}
+        if style is not None:
+            second = vr.randrange(60)
+            hour, minute = int(time[:2]), int(time[3:])
+            time = canonical_time(style.time_format, hour, minute, second)
+            stamp = dt.datetime.combine(day, dt.time(hour, minute, second)) + \
+                dt.timedelta(seconds=vr.randint(0, 90))
+            loyalty = None
+            if "loyalty" in style.show:
+                points = int(total // (150 if jur.currency == "JPY" else 1))
+                loyalty = Loyalty(f"****{digits(vr, 4)}", points, points + vr.randint(0, 4000),
+                                  round_money(Decimal(vr.randint(100, 30000)) / 100
+                                              * (150 if jur.currency == "JPY" else 1),
+                                              jur.currency))
+            extras = {"content": opts.content, "rounding": rounding, "loyalty": loyalty,
+                      "printed_at": stamp if "print_stamp" in style.show else None,
+                      "return_by": day + dt.timedelta(days=vr.choice((14, 28, 30, 60)))
+                      if "return_by" in style.show else None, "style": style}
         return Receipt(
             document=index, receipt_number=number, archetype=archetype, locale=locale,
             condition=condition, format=opts.format, currency=jur.currency, issue_date=day,
@@ -263,6 +335,6 @@ class ReceiptSource:
             tax_total=tax_total, total=total,
             item_count=sum((int(i.quantity) if i.quantity_places == 0 else 1
                             for i in items_t), 0),
-            payment_method=method, tendered=tendered, change=tendered - total,
-            card_last4=card, auth_code=auth, style_seed=rng.getrandbits(32),
+            payment_method=method, tendered=tendered, change=tendered - total - rounding,
+            card_last4=card, auth_code=auth, style_seed=rng.getrandbits(32), **extras,
         )

@@ -13,7 +13,15 @@ conditions     mix of ``clean``, ``scan``, ``photo``, ``fax``,             ``cle
 lines          lines per document ``MIN-MAX`` (1-200, and the pack's max)  the pack's
 cover          mixes taken in turn instead of drawn: ``locales``,          none (drawn)
                ``archetypes``, ``conditions`` or a comma list of them
+content        the pack's content version (what a document prints and how   the pack's
+               it varies); a stored run without it is version 1            newest
 =============  ==========================================================  ===============
+
+``content`` pins what a run's documents are: a run planned by :func:`~.pack.TemplatedPack.
+validate_options` records the pack's newest version, and a stored run that predates the
+option (no ``content``) parses as version 1, so it resumes with the same bytes after a pack
+gains a version. The normal form keeps ``content`` when the options name it (so normalising
+twice changes nothing) and leaves it out when they do not (a stored run's old form).
 
 A pack with options of its own (the invoice's ``catalogue``, ``splits``, ``split_by``)
 parses them beside these with :func:`parse_common` and :func:`parse_cover`.
@@ -36,7 +44,7 @@ RASTER_CONDITIONS = ("scan", "photo", "fax", "annotated")
 FORMATS = ("pdf", "html")
 MAX_LINES = 200
 #: the options of :func:`parse_pack_options`
-KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "cover")
+KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "cover", "content")
 #: the mixes the ``cover`` option can take in turn, in the order documents draw them
 COVERABLE = ("locales", "archetypes", "conditions")
 
@@ -181,9 +189,15 @@ class PackOptions:
     lines: tuple[int, int] | None
     #: mixes taken in turn by index (see :func:`choose`)
     cover: tuple[str, ...] = ()
+    #: the content version (see the module docstring)
+    content: int = 1
+    #: whether the options named the version (then the normal form keeps it, even 1)
+    content_pinned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         cover = {"cover": list(self.cover)} if self.cover else {}  # unset: as before
+        # a stored run without it stays without it (version 1, its old normal form)
+        content = {"content": self.content} if self.content_pinned else {}
         return {
             "format": self.format,
             "archetypes": self.archetypes,
@@ -191,13 +205,30 @@ class PackOptions:
             "conditions": self.conditions,
             "lines": f"{self.lines[0]}-{self.lines[1]}" if self.lines else None,
             **cover,
+            **content,
         }
 
 
+def parse_content(raw: Any, versions: tuple[int, ...]) -> int:
+    """The ``content`` option: one of the pack's ``versions``; absent means 1 (a stored
+    run from before the option). :class:`ConfigError` names a bad value."""
+    if raw is None or raw == "":
+        return 1
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = 0
+    if value not in versions:
+        raise ConfigError(f"option content={raw!r} is not a content version of this pack",
+                          f"choose from {', '.join(map(str, versions))}")
+    return value
+
+
 def parse_pack_options(pack: str, options: Mapping[str, Any], archetypes: tuple[str, ...],
-                       max_lines: int) -> PackOptions:
+                       max_lines: int, versions: tuple[int, ...] = (1,)) -> PackOptions:
     """Validate and normalise a templated pack's options (every locale of
-    :mod:`.locales` is accepted); :class:`ConfigError` names the bad option and a fix."""
+    :mod:`.locales` is accepted); :class:`ConfigError` names the bad option and a fix.
+    ``versions``: the pack's content versions (``content``)."""
     fmt, mix, locales, conditions = parse_common(pack, options, KNOWN, archetypes)
     lines = parse_lines(options.get("lines"))
     if lines and lines[1] > max_lines:
@@ -205,7 +236,9 @@ def parse_pack_options(pack: str, options: Mapping[str, Any], archetypes: tuple[
                           f"{pack} pack", f"need 1 <= MIN <= MAX <= {max_lines}")
     cover = parse_cover(options.get("cover"), {"locales": locales, "archetypes": mix,
                                                 "conditions": conditions})
-    return PackOptions(pack, fmt, mix, locales, conditions, lines, cover)
+    content = parse_content(options.get("content"), versions)
+    pinned = options.get("content") not in (None, "")
+    return PackOptions(pack, fmt, mix, locales, conditions, lines, cover, content, pinned)
 
 
 def kinds(rng: random.Random, index: int, options: PackOptions) -> tuple[str, str, str]:

@@ -37,11 +37,14 @@ class TemplatedPack(Pack):
     steps: ClassVar[DocumentSteps]
     max_lines: ClassVar[int]
     split: ClassVar[str | None] = None
+    #: the content versions the pack can print (option ``content``), oldest first
+    content_versions: ClassVar[tuple[int, ...]] = (1,)
 
     def parse(self, options: Mapping[str, Any]) -> Any:
         """The parsed options (a :class:`~.options.PackOptions` unless overridden: the
         session reads ``format``, the source what it needs)."""
-        return parse_pack_options(self.name, options, self.archetypes, self.max_lines)
+        return parse_pack_options(self.name, options, self.archetypes, self.max_lines,
+                                  self.content_versions)
 
     def tables(self, options: Mapping[str, Any]) -> GoldenTables:
         from docfleet.packs.sdk.schema import (
@@ -53,6 +56,10 @@ class TemplatedPack(Pack):
                             roles={table: table for table in LAYOUT_TABLES}, split=self.split)
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The normalised options of a run being planned: without ``content``, the pack's
+        newest content version (a stored run without it stays version 1)."""
+        if len(self.content_versions) > 1 and options.get("content") in (None, ""):
+            options = {**options, "content": self.content_versions[-1]}
         parsed: PackOptions = self.parse(options)
         return parsed.to_dict()
 
