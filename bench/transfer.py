@@ -38,6 +38,8 @@ writes ``bench/results/transfer.json``.
     python bench/transfer.py                                  # every pack, 600 + 300 + 300
     python bench/transfer.py --packs receipt,invoice --train-total 300 --test-total 150
     python bench/transfer.py --run-dir /tmp/transfer          # keep the runs, reuse them
+    python bench/transfer.py --packs receipt --train-content 1 --test-content 2
+                                       # a model taught one convention, tested on variety
 
 Needs the ``bench`` extra (scikit-learn): ``pip install -e '.[bench]'``.
 """
@@ -75,7 +77,7 @@ LOCALES = {"train": "en-US,en-GB,fr-FR,de-DE", "test": "en-AU,en-CA,fr-CH,de-AT"
            "script": "ja-JP,ar-SA"}
 #: pack → (training layouts, unseen layouts)
 LAYOUTS = {
-    "receipt": ("thermal,compact", "bistro"),
+    "receipt": ("thermal,compact,market,kiosk", "bistro,pharmacy,fuel,boutique"),
     "invoice": ("classic,sidebar,boxed,credit_note", "modern,ledger,receipt,multi_currency"),
     "purchase_order": ("standard,grid", "banner"),
     "bank_statement": ("retail,ledger", "private"),
@@ -85,17 +87,18 @@ ROLES = ("total", "date")
 
 
 # --------------------------------------------------------------------------- runs
-def run_id(pack: str, side: str, total: int) -> str:
-    return f"transfer-{pack}-{side}-{total}"
+def run_id(pack: str, side: str, total: int, content: int | None = None) -> str:
+    return f"transfer-{pack}-{side}-{total}" + (f"-c{content}" if content else "")
 
 
-def ensure_run(run_dir: Path, pack: str, side: str, total: int, console: Console
-               ) -> dict[str, Any]:
-    rid = run_id(pack, side, total)
+def ensure_run(run_dir: Path, pack: str, side: str, total: int, console: Console,
+               content: int | None = None) -> dict[str, Any]:
+    """The run of one side; ``content``: the pack's content version (default: newest)."""
+    rid = run_id(pack, side, total, content)
     layouts = LAYOUTS[pack][0 if side == "train" else 1]
     locales = LOCALES[side]
     info: dict[str, Any] = {"run_id": rid, "archetypes": layouts, "locales": locales,
-                            "documents": total}
+                            "documents": total, "content": content or "newest"}
     if (run_dir / "out" / rid / "manifest.json").exists():
         return {**info, "reused": True}
     env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
@@ -104,7 +107,8 @@ def ensure_run(run_dir: Path, pack: str, side: str, total: int, console: Console
            "--state", f"sqlite:///{run_dir / 'state.db'}", "--out", f"file://{run_dir / 'out'}",
            "--log-dir", str(run_dir / "logs" / rid), "--option", "format=pdf",
            "--option", "conditions=clean", "--option", f"archetypes={layouts}",
-           "--option", f"locales={locales}"]
+           "--option", f"locales={locales}",
+           *(["--option", f"content={content}"] if content else [])]
     console.print(f"[dim]{pack} {side}: docfleet run --total {total} ({layouts}; "
                   f"{locales}) …[/dim]")
     t0 = time.perf_counter()
@@ -359,6 +363,10 @@ def main() -> None:
     parser.add_argument("--run-dir", type=Path, default=None,
                         help="keep the runs here and reuse complete ones")
     parser.add_argument("--out", type=Path, default=RESULTS / "transfer.json")
+    parser.add_argument("--train-content", type=int, default=None,
+                        help="the train run's content version (default: the pack's newest)")
+    parser.add_argument("--test-content", type=int, default=None,
+                        help="the unseen runs' content version (default: the pack's newest)")
     args = parser.parse_args()
     try:
         import sklearn
@@ -381,9 +389,12 @@ def main() -> None:
         run_dir = args.run_dir or Path(tmp)
         run_dir.mkdir(parents=True, exist_ok=True)
         for pack in packs:
-            train = ensure_run(run_dir, pack, "train", args.train_total, console)
-            unseen = ensure_run(run_dir, pack, "test", args.test_total, console)
-            script = ensure_run(run_dir, pack, "script", args.test_total, console)
+            train = ensure_run(run_dir, pack, "train", args.train_total, console,
+                               args.train_content)
+            unseen = ensure_run(run_dir, pack, "test", args.test_total, console,
+                                args.test_content)
+            script = ensure_run(run_dir, pack, "script", args.test_total, console,
+                                args.test_content)
             out = f"file://{run_dir / 'out'}"
             t0 = time.perf_counter()
             scores = transfer(pack, RunReader(out, train["run_id"]),

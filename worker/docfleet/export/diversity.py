@@ -243,6 +243,12 @@ SPECS: dict[str, PackSpec] = {
             **_need("item tables commonly carry article codes and units", "sku", "unit"),
             **_need("the buyer block's key (bill to) is on most real invoices",
                     "buyer_name", "buyer_address", kinds=("label",)),
+            **_need("the seller block's key (from, supplier) is common on real invoices",
+                    "seller_name", "seller_address", kinds=("label",)),
+            **_need("business-to-business invoices commonly quote the buyer's order "
+                    "number", "po_number"),
+            **_need("an EU invoice between businesses carries the buyer's VAT number "
+                    "(intra-community supplies, reverse charge)", "buyer_tax_id"),
         },
         subtotal="subtotal"),
     "purchase_order": PackSpec(

@@ -12,10 +12,12 @@ from typing import Any
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.labels import LABELS
 from docfleet.packs.invoice.records import Invoice, LineItem
+from docfleet.packs.invoice.vocabulary import VARIANTS
 from docfleet.packs.sdk.fields import money_field, party_fields, unit_price_text
 from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction, canonical
 from docfleet.packs.sdk.pages import Archetype, Page, paginate
 from docfleet.packs.sdk.style import PALETTES
+from docfleet.packs.sdk.variation import date_style, money_style, vary_words
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -68,6 +70,11 @@ def line_pages(invoice: Invoice, spec: Archetype, height: int) -> list[range]:
 def build_context(invoice: Invoice) -> dict[str, Any]:
     """The template context of ``invoice`` (see the templates for its use)."""
     jur = JURISDICTIONS[invoice.locale]
+    words = LABELS[jur.language]
+    if invoice.content >= 2:  # a drawn convention, from a stream of its own
+        vary = random.Random(invoice.style_seed ^ 0x1D0C)
+        words = vary_words(words, VARIANTS.get(jur.language, {}), vary)
+        jur, _ = money_style(date_style(jur, vary), vary)
     spec = ARCHETYPE_SPECS[invoice.archetype]
     style = random.Random(invoice.style_seed)
     primary, secondary = style.choice(PALETTES)
@@ -78,7 +85,7 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
     ranges = line_pages(invoice, spec, height)
     pages = [InvoicePage(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
              for i, r in enumerate(ranges)]
-    labels = LABELS[jur.language]
+    labels = words
     taxes = [
         {
             "label": f"{jur.tax_name}",

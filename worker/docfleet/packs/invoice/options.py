@@ -27,13 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from docfleet.packs.sdk.catalogue import check_catalogue_uri
-from docfleet.packs.sdk.options import parse_common, parse_cover, parse_lines
+from docfleet.packs.sdk.options import parse_common, parse_content, parse_cover, parse_lines
 from docfleet.packs.sdk.splits import DEFAULT_SPLITS, parse_split_by, parse_splits
 
 ARCHETYPES = ("classic", "sidebar", "receipt", "boxed", "modern", "ledger", "credit_note",
               "multi_currency")
 KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue", "splits",
-         "split_by", "cover")
+         "split_by", "cover", "content")
+#: content versions (see :mod:`docfleet.packs.sdk.options`): 2 draws each document's words,
+#: money and date style (:mod:`docfleet.packs.sdk.variation`)
+CONTENT_VERSIONS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -50,11 +53,15 @@ class InvoiceOptions:
     split_by: str = "document"
     #: mixes taken in turn by index instead of drawn (see :func:`.sdk.options.choose`)
     cover: tuple[str, ...] = ()
+    content: int = 1
+    content_pinned: bool = False  # named in the options: the normal form keeps it
 
     def to_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {"catalogue": self.catalogue} if self.catalogue else {}
         if self.cover:  # absent when unset: older runs keep their fingerprints
             extra["cover"] = list(self.cover)
+        if self.content_pinned:  # absent in a stored run from before: version 1
+            extra["content"] = self.content
         return {
             **extra,
             "format": self.format,
@@ -77,4 +84,6 @@ def parse_options(options: Mapping[str, Any]) -> InvoiceOptions:
                                                 "conditions": conditions})
     return InvoiceOptions(fmt, archetypes, locales, conditions, parse_lines(options.get("lines")),
                           catalogue, parse_splits(options.get("splits")),
-                          parse_split_by(options.get("split_by")), cover)
+                          parse_split_by(options.get("split_by")), cover,
+                          parse_content(options.get("content"), CONTENT_VERSIONS),
+                          options.get("content") not in (None, ""))

@@ -19,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 from docfleet.packs.base import PackContext
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
-from docfleet.packs.invoice.options import ARCHETYPES, InvoiceOptions, parse_options
+from docfleet.packs.invoice.options import (
+    ARCHETYPES,
+    CONTENT_VERSIONS,
+    InvoiceOptions,
+    parse_options,
+)
 from docfleet.packs.invoice.records import Invoice
 from docfleet.packs.sdk.catalogue import load_catalogue
 from docfleet.packs.sdk.pack import TemplatedPack
@@ -97,6 +102,7 @@ class InvoicePack(TemplatedPack):
     steps = STEPS
     max_lines = 200
     split = "split"
+    content_versions = CONTENT_VERSIONS
 
     def parse(self, options: Mapping[str, Any]) -> InvoiceOptions:
         return parse_options(options)

@@ -90,6 +90,7 @@ class Invoice:
     tagline: str | None = None  # printed under the seller's name (catalogue)
     terms: str | None = None  # payment terms sentence (catalogue); None = the locale's
     note: str | None = None  # a note to the customer (catalogue)
+    content: int = 1  # the run's content version (2: a drawn style, sdk.variation)
 
     def __post_init__(self) -> None:
         reconcile(self)

@@ -116,6 +116,10 @@ class InvoiceSource:
         "docfleet.document.index": index})
     def generate(self, run_id: str, index: int) -> Invoice:
         rng = document_rng(run_id, index)
+        # content 2: a third of sellers discount lines (a stream of its own: the record's
+        # other draws are version 1's)
+        discounting = self.options.content < 2 or \
+            random.Random(f"{run_id}:{index}:discounts").random() < 0.35
         opts = self.options
         locale, archetype, condition = choose(
             rng, index, {"locales": opts.locales, "archetypes": opts.archetypes,
@@ -140,6 +144,8 @@ class InvoiceSource:
             quantity, qplaces = draw_quantity(rng, product)
             price, pplaces = draw_unit_price(rng, product, quantity, jur)
             discount = rng.choice(DISCOUNTS) if rng.random() < 0.2 else Decimal(0)
+            if not discounting:
+                discount = Decimal(0)
             variant = f"{product.code}-{rng.randint(100, 999)}"
             lines.append(build_line(
                 number, variant,
@@ -182,6 +188,6 @@ class InvoiceSource:
             tagline=self._text("tagline", product_line.key, jur, run_id, index),
             terms=self._text("payment_terms", product_line.key, jur, run_id, index),
             note=self._text("note", product_line.key, jur, run_id, index),
-            split=self.split(index, archetype, seller),
+            split=self.split(index, archetype, seller), content=opts.content,
             **extra,
         )

@@ -67,20 +67,32 @@ class Printer:
     def kv(self, name: str, right: list[Piece], key: str | None = None,
            word: str | None = None, units: int = 1, cls: str = "",
            left_extra: list[Piece] | None = None) -> list[Row]:
-        """A key on the left, ``right`` on the right; the key cut to fit, or the value
-        on its own row when even a short key leaves it no room."""
+        """A key on the left, ``right`` on the right; where the key leaves the value no
+        room, the value goes on the row below (a key is never cut to a shorter word)."""
         text = self.key(name, word, key)
         extra = left_extra or []
         room = self.cols - width(right) - width(extra) - 2
         if not text:
             return [row(extra, right, units=units, cls=cls)]
-        if room >= 4:
-            return [row([lab(name, fit(text, room)), *extra], right, units=units, cls=cls)]
-        return [row([lab(name, fit(text, self.cols)), *extra], units=units, cls=cls),
+        if columns(text) <= room:
+            return [row([lab(name, text), *extra], right, units=units, cls=cls)]
+        # the key on a row of its own (cut only if longer than a whole row), the value under
+        return [row([lab(name, fit(text, self.cols - width(extra) - 1)), *extra], units=units,
+                    cls=cls),
                 row([], right, units=units, cls=cls)]
 
-    def center(self, text: str, cls: str = "center") -> Row:
-        return row([txt(fit(self.s.line(text), self.cols))], cls=cls)
+    def center(self, text: str, cls: str = "center") -> list[Row]:
+        """A free line, centred, wrapped at words onto as many rows as it needs."""
+        rows, line = [], ""
+        for word in self.s.line(text).split():
+            word = fit(word, self.cols)
+            if line and columns(f"{line} {word}") > self.cols:
+                rows.append(line)
+                line = word
+            else:
+                line = f"{line} {word}".strip()
+        rows.append(line)
+        return [row([txt(t)], cls=cls) for t in rows if t]
 
     # ------------------------------------------------------------------ blocks
     def top(self) -> list[Row]:
@@ -88,7 +100,7 @@ class Printer:
         out = [row([f(text_field("store_name", r.store.name))], units=2, cls="center big")]
         out.append(row([f(text_field("store_address", "\n".join(r.store.address)), "ml")],
                        units=len(r.store.address), cls="center"))
-        out += [self.center(line) for line in s.header_lines]
+        out += [r for line in s.header_lines for r in self.center(line)]
         if "phone" in s.show:
             out.append(row([lab("store_phone", self.key("store_phone")),
                             f(text_field("store_phone", r.store.phone))], cls="center"))
@@ -306,9 +318,9 @@ class Printer:
             return []
         rng = random.Random(r.style_seed ^ 0x5A17)
         lang = self.jur.language
-        out = [self.center(rng.choice(SCHEMES))]
-        out += [self.center(line) for line in rng.sample(SLIP[lang],
-                                                         rng.choices((1, 2), (3, 1))[0])]
+        out = self.center(rng.choice(SCHEMES))
+        out += [r for line in rng.sample(SLIP[lang], rng.choices((1, 2), (3, 1))[0])
+                for r in self.center(line)]
         out += self.card_rows()
         out += self.kv("terminal_id", [f(text_field("terminal_id",
                                                     f"{rng.randrange(10**8):08d}"))],
@@ -337,7 +349,7 @@ class Printer:
         if r.return_by is not None:
             out += self.kv("return_by", [f(self.date_field("return_by", s.date_format,
                                                            r.return_by))])
-        out += [self.center(line) for line in s.footer_lines]
+        out += [r for line in s.footer_lines for r in self.center(line)]
         if r.printed_at is not None:
             at = r.printed_at
             day = self.date_field("print_date", s.slip_date_format, at.date())

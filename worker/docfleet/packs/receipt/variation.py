@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from docfleet.packs.receipt.vocabulary import FOOTER_LINES, HEADER_LINES, LABELS, TITLES
 from docfleet.packs.sdk.locales import ARABIC_DIGITS, MONTHS, Jurisdiction
+from docfleet.packs.sdk.variation import pick
 
 EN_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
              "Dec")
@@ -61,11 +62,6 @@ TAIL_ORDERS = (
     ("pay", "taxes", "loyalty", "foot", "slip"),
     ("loyalty", "pay", "taxes", "slip", "foot"),
 )
-
-
-def pick(rng: random.Random, pool: tuple[str, ...], skew: float = 0.7) -> str:
-    """One of ``pool``, the first likeliest (weight ``1 / (i + 1) ** skew``)."""
-    return rng.choices(pool, [1 / (i + 1) ** skew for i in range(len(pool))])[0]
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,154 @@
+"""Content version 2 of the receipt and invoice packs (issue 25): documents vary the way real
+ones do, the truth stays exact, and a run planned before the change stays byte-identical.
+
+- Version 1 is pinned: an html run through the real CLI with ``content=1`` (the form of a
+  stored run from before the option) prints the very bytes and golden rows the code
+  printed before version 2 existed (digests taken from that code, commit 6b8f68f), for
+  the receipt and the invoice pack.
+- The option's normal form: a new run records the newest version, a stored form without
+  it parses as version 1, normalising twice changes nothing, a bad value is one line.
+- Version 2 records reconcile (cash rounding, loyalty) and their styles vary per language.
+- A real 500-document PDF run meets the diversity targets the issue sets, measured by
+  :mod:`docfleet.export.diversity` from its golden tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from decimal import Decimal
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from docfleet.core.errors import ConfigError
+from docfleet.core.settings import load_settings
+from docfleet.export import diversity
+from docfleet.export.reader import RunReader
+from docfleet.packs import load_pack
+from docfleet.packs.receipt.context import blocks
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from support.needs import require
+
+#: digests of the version-1 html runs below, printed by the code before version 2
+V1_DIGESTS = {
+    "receipt": {
+        "documents": "466fe2f0d216331362312ffbb15b430fe96018252795978bc69c0b4b1663de98",
+        "receipts": "a45ad8aae025c1f5b419b5c08d50b7e61a0eedfd56aee25d1886f3cae563493e",
+        "receipt_items": "e0adf69f08e488cd7384e1c60b47d958809f14bedfd70a981e14e4a776cfd4fd",
+        "fields": "c5ce9cd25bc6dfc1829b6246189fce50ccd8ae763aafc6041efb99d2d0601f04",
+    },
+    "invoice": {
+        "documents": "23c6897a29cd1a69abb54464fdd7a30392196e8fe127823fde749d904a5572bf",
+        "invoices": "3b6d7ca6e8b8d9ec7b29ec617f56d419955f733a3dad6b00b6e36d9b274d5a3a",
+        "line_items": "9f47747bad85460974969a1e8e1d032be3e52cecf5775f2a2ec9d99b6f071c52",
+        "fields": "49ce5fd0117edecfeb6590bed59a837cf9ee48880bae6aee2d2fb81fbac04300",
+    },
+}
+#: the options of those runs (the receipt's layouts of the time)
+V1_OPTIONS = {"receipt": ("format=html", "archetypes=thermal,compact,bistro", "content=1"),
+              "invoice": ("format=html", "content=1")}
+
+
+def docfleet(*args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "docfleet", *args], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def run(tmp: Path, run_id: str, total: int, *options: str, pack: str = "receipt") -> Path:
+    opts = [x for o in options for x in ("--option", o)]
+    done = docfleet("run", "--run-id", run_id, "--pack", pack, "--total", str(total),
+                    "--tasks", "2", "--state", f"sqlite:///{tmp}/state.db",
+                    "--out", f"file://{tmp}/out", "--log-dir", str(tmp / "logs"), *opts)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return tmp / "out" / run_id
+
+
+def digests(root: Path, tables: list[str]) -> dict[str, str]:
+    h = hashlib.sha256()
+    for p in sorted((root / "documents").iterdir()):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    out = {"documents": h.hexdigest()}
+    for table in tables:
+        rows = pq.read_table(root / "golden" / table).to_pylist()
+        out[table] = hashlib.sha256(json.dumps(rows, sort_keys=True, default=str)
+                                    .encode()).hexdigest()
+    return out
+
+
+@pytest.mark.fleet
+@pytest.mark.parametrize("pack", sorted(V1_DIGESTS))
+def test_version_1_prints_the_bytes_it_printed_before_version_2(tmp_path: Path,
+                                                                 pack: str) -> None:
+    root = run(tmp_path, "v1", 40, *V1_OPTIONS[pack], pack=pack)
+    expected = V1_DIGESTS[pack]
+    assert digests(root, [t for t in expected if t != "documents"]) == expected
+
+
+def test_the_content_option_pins_the_version_and_normalises_once() -> None:
+    pack = load_pack("receipt")
+    new = pack.validate_options({"format": "html"})
+    assert new["content"] == 2  # a new run records the newest version
+    assert pack.validate_options(new) == new
+    old = {k: v for k, v in new.items() if k != "content"}  # a stored run's old form
+    assert pack.parse(old).content == 1
+    pinned = pack.validate_options({"format": "html", "content": "1"})
+    assert pinned["content"] == 1 and pack.validate_options(pinned) == pinned
+    with pytest.raises(ConfigError, match="content='3' is not a content version"):
+        pack.validate_options({"content": "3"})
+    invoice = load_pack("invoice")
+    assert invoice.validate_options({})["content"] == 2
+    assert invoice.parse({k: v for k, v in invoice.validate_options({}).items()
+                          if k != "content"}).content == 1
+    order = load_pack("purchase_order")  # a pack with one version keeps its old normal form
+    assert "content" not in order.validate_options({})
+
+
+def records(n: int) -> list:
+    pack = load_pack("receipt")
+    source = pack.source(pack.validate_options({"format": "html"}))
+    return [source.generate("v2-records", i) for i in range(n)]
+
+
+def test_version_2_records_reconcile_and_vary_per_language() -> None:
+    rs = records(400)
+    assert all(r.content == 2 and r.style is not None for r in rs)
+    rounded = [r for r in rs if r.rounding]
+    assert rounded and all(r.payment_method == "cash" and r.locale in
+                           ("en-CA", "en-AU", "fr-CH") for r in rounded)
+    for r in rounded:
+        assert r.amount_due % Decimal("0.05") == 0
+        assert r.change == r.tendered - r.amount_due
+    assert any(r.loyalty for r in rs) and any(r.printed_at for r in rs)
+    assert {r.tax_inclusive for r in rs if r.locale == "en-CA"} == {False}  # GST/HST on top
+    assert {r.archetype for r in rs} == set(load_pack("receipt").archetypes)
+    assert len(load_pack("receipt").archetypes) >= 8
+    words: dict[str, set[str]] = defaultdict(set)
+    styles = Counter()
+    for r in rs:
+        lang = JURISDICTIONS[r.locale].language
+        words[lang].add(r.style.label("total", ""))
+        styles[(r.style.currency, r.style.upper, r.style.tail)] += 1
+        assert blocks(r)  # every record lays out into rows
+    assert all(len(w) >= 6 for w in words.values()), {k: len(v) for k, v in words.items()}
+    assert len(styles) >= 20 and max(styles.values()) < 0.1 * len(rs)
+
+
+@pytest.mark.fleet
+def test_a_run_meets_the_diversity_targets(tmp_path: Path) -> None:
+    chromium = load_settings().chromium_path
+    require(Path(chromium).exists(), f"Chromium at {chromium}")
+    root = run(tmp_path, "div", 500, "format=pdf", "conditions=clean")
+    assert docfleet("verify", "div", "--state", f"sqlite:///{tmp_path}/state.db",
+                    "--out", f"file://{tmp_path}/out").returncode == 0
+    report = diversity.measure_run(RunReader(f"file://{tmp_path}/out", "div"))
+    figures = {f.name: f for f in diversity.figures(report)}
+    missed = [f"{f.name}: {f.shown}" for f in figures.values() if f.passed is False]
+    assert not missed, missed
+    assert report["documents"] == 500
+    assert root.exists()
