@@ -249,6 +249,8 @@ SPECS: dict[str, PackSpec] = {
                     "number", "po_number"),
             **_need("an EU invoice between businesses carries the buyer's VAT number "
                     "(intra-community supplies, reverse charge)", "buyer_tax_id"),
+            **_need("most real invoices state the VAT in all beside the rates (a VAT "
+                    "invoice states the VAT amount payable)", "tax_total"),
         },
         subtotal="subtotal"),
     "purchase_order": PackSpec(

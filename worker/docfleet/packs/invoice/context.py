@@ -61,8 +61,20 @@ def page_size(invoice: Invoice) -> tuple[int, int]:
     return spec.page_width or jur.page[0], jur.page[1]
 
 
+def tax_total_row(invoice: Invoice) -> bool:
+    """Content 2: whether the totals print a row for the tax in all (most do)."""
+    return invoice.content >= 2 and random.Random(invoice.style_seed ^ 0x7A7).random() < 0.85
+
+
+def extra_rows(invoice: Invoice) -> int:
+    """Rows content 2 adds to the totals block: the tax total, the account summary."""
+    return int(tax_total_row(invoice)) + (3 if invoice.previous_balance is not None else 0) \
+        + (2 if invoice.instalments is not None else 0)
+
+
 def line_pages(invoice: Invoice, spec: Archetype, height: int) -> list[range]:
-    reserve = spec.totals_rows(len(invoice.taxes) + (1 if invoice.discount_total else 0))
+    reserve = spec.totals_rows(len(invoice.taxes) + (1 if invoice.discount_total else 0)
+                               + extra_rows(invoice))
     return paginate(len(invoice.lines), spec.capacity(height, True),
                     spec.capacity(height, False), reserve)
 
@@ -153,5 +165,20 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         if invoice.discount_total else None,
         "taxes": taxes,
         "tax_total": money_field(jur, "tax_total", invoice.tax_total),
+        "tax_total_row": tax_total_row(invoice),
+        # content 2: most invoices also print what is due beside their number
+        "head_due": invoice.content >= 2 and invoice.document_type != "credit_note"
+        and random.Random(invoice.style_seed ^ 0xD0E).random() < 0.7,
+        "account": {
+            "previous": money_field(jur, "previous_balance", invoice.previous_balance),
+            "payments": money_field(jur, "payments_received", invoice.payments_received),
+            "balance": money_field(jur, "account_balance", invoice.account_balance),
+        } if invoice.previous_balance is not None and invoice.payments_received is not None
+        and invoice.account_balance is not None else None,
+        "contract": {
+            "instalment": Field("instalment", f"{invoice.instalment}/{invoice.instalments}",
+                                f"{invoice.instalment}/{invoice.instalments}"),
+            "value": money_field(jur, "contract_value", invoice.contract_value),
+        } if invoice.contract_value is not None else None,
         "total": money_field(jur, "total", invoice.total),
     }

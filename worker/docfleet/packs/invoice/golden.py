@@ -52,6 +52,11 @@ def invoice_row(invoice: Invoice, pages: int | None, size_pt: tuple[float, float
         "fx_rate": invoice.fx_rate,
         "fx_total": invoice.fx_total,
         "seller_registration": invoice.seller_registration,
+        **({"previous_balance": invoice.previous_balance,
+            "payments_received": invoice.payments_received,
+            "account_balance": invoice.account_balance, "instalment": invoice.instalment,
+            "instalments": invoice.instalments, "contract_value": invoice.contract_value}
+           if invoice.content >= 2 else {}),
     }
 
 

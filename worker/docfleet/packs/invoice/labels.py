@@ -88,3 +88,27 @@ LABELS["de"].update({
     "credit_note": "Gutschrift", "original_invoice": "Ursprungsrechnung", "reason": "Grund",
     "fx_rate": "Wechselkurs", "fx_total": "Gegenwert",
 })
+# content 2 (the tax total row, the account summary): words of their own, unused before
+for _lang, _words in {
+    "en": {"instalment": "Instalment", "contract_value": "Contract value",
+           "amount_due_head": "Amount due",
+           "tax_total": "Total tax", "previous_balance": "Previous balance",
+           "payments_received": "Payments received", "account_balance": "Total outstanding"},
+    "fr": {"instalment": "Échéance n°", "contract_value": "Montant du contrat",
+           "amount_due_head": "Montant dû",
+           "tax_total": "Total TVA", "previous_balance": "Solde précédent",
+           "payments_received": "Règlements reçus", "account_balance": "Total restant dû"},
+    "de": {"instalment": "Rate", "contract_value": "Vertragswert",
+           "amount_due_head": "Zu zahlen",
+           "tax_total": "Summe USt.", "previous_balance": "Vorheriger Saldo",
+           "payments_received": "Zahlungseingänge", "account_balance": "Offener Gesamtbetrag"},
+    "ja": {"instalment": "分割回数", "contract_value": "契約総額",
+           "amount_due_head": "ご請求金額",
+           "tax_total": "消費税合計", "previous_balance": "前回ご請求額",
+           "payments_received": "ご入金額", "account_balance": "ご請求残高合計"},
+    "ar": {"instalment": "القسط", "contract_value": "قيمة العقد",
+           "amount_due_head": "المبلغ المستحق",
+           "tax_total": "إجمالي الضريبة", "previous_balance": "الرصيد السابق",
+           "payments_received": "المدفوعات المستلمة", "account_balance": "إجمالي المستحق"},
+}.items():
+    LABELS[_lang].update(_words)

@@ -91,6 +91,25 @@ class Invoice:
     terms: str | None = None  # payment terms sentence (catalogue); None = the locale's
     note: str | None = None  # a note to the customer (catalogue)
     content: int = 1  # the run's content version (2: a drawn style, sdk.variation)
+    #: content 2: an account summary (utility / subscription style) under the total:
+    #: what was owed before, what has been paid since, and what is owed now
+    previous_balance: Decimal | None = None
+    payments_received: Decimal | None = None
+    #: content 2: an instalment of a contract (``instalment`` of ``instalments``), whose
+    #: value is ``total x instalments``
+    instalment: int | None = None
+    instalments: int | None = None
+
+    @property
+    def contract_value(self) -> Decimal | None:
+        return None if self.instalments is None else self.total * self.instalments
+
+    @property
+    def account_balance(self) -> Decimal | None:
+        """``previous_balance - payments_received + total`` (None without a summary)."""
+        if self.previous_balance is None or self.payments_received is None:
+            return None
+        return self.previous_balance - self.payments_received + self.total
 
     def __post_init__(self) -> None:
         reconcile(self)
@@ -171,6 +190,19 @@ def reconcile(invoice: Invoice) -> None:
             problems.append(f"fx_total {invoice.fx_total} != total x {invoice.fx_rate}")
     if invoice.due_date < invoice.issue_date:
         problems.append("due date before issue date")
+    if (invoice.previous_balance is None) != (invoice.payments_received is None):
+        problems.append("an account summary needs the previous balance and the payments")
+    elif invoice.previous_balance is not None and invoice.payments_received is not None:
+        if not 0 <= invoice.payments_received <= invoice.previous_balance:
+            problems.append("payments received exceed the previous balance")
+        unit = Decimal(1).scaleb(-places)
+        if any(v.quantize(unit) != v
+               for v in (invoice.previous_balance, invoice.payments_received)):
+            problems.append("an account summary amount is not exact to the minor unit")
+    if (invoice.instalment is None) != (invoice.instalments is None) or (
+            invoice.instalment is not None and invoice.instalments is not None
+            and not 1 <= invoice.instalment <= invoice.instalments):
+        problems.append("an instalment needs its number, at most the instalments'")
     if problems:
         raise ReconciliationError(
             f"invoice {invoice.invoice_number} (document {invoice.document}) does not "

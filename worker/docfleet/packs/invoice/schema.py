@@ -71,6 +71,17 @@ INVOICES = pa.schema(
     ]
 )
 
+#: content version 2: the account summary printed under the total (null without one)
+INVOICES_V2 = pa.schema([
+    *INVOICES,
+    pa.field("previous_balance", MONEY),
+    pa.field("payments_received", MONEY),
+    pa.field("account_balance", MONEY),  # previous_balance - payments_received + total
+    pa.field("instalment", pa.int32()),
+    pa.field("instalments", pa.int32()),
+    pa.field("contract_value", MONEY),  # total x instalments
+])
+
 LINE_ITEMS = pa.schema(
     [
         pa.field("document", pa.int64(), nullable=False),
@@ -132,6 +143,13 @@ COLUMN_DOCS: dict[str, dict[str, str]] = {
         "fx_rate": "units of fx_currency per unit of currency, as printed; else null",
         "fx_total": "round(total x fx_rate, 2), as printed; else null",
         "seller_registration": "a registration number printed beside the tax id (fr-FR: SIRET)",
+        "previous_balance": "content 2: the account summary's balance before this invoice "
+                            "(null without a summary)",
+        "payments_received": "content 2: what was paid against the previous balance",
+        "account_balance": "content 2: previous_balance - payments_received + total",
+        "instalment": "content 2: this invoice's instalment number of a contract (printed k/n)",
+        "instalments": "content 2: the contract's number of instalments",
+        "contract_value": "content 2: total x instalments",
     },
     "line_items": {
         "document": "document index", "line": "1-based printed row number",

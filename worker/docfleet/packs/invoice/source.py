@@ -17,7 +17,7 @@ from docfleet.packs.invoice.options import InvoiceOptions
 from docfleet.packs.invoice.records import Invoice, LineItem, build_line, tax_lines
 from docfleet.packs.sdk.catalogue import load_catalogue
 from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
-from docfleet.packs.sdk.money import cents
+from docfleet.packs.sdk.money import cents, round_money
 from docfleet.packs.sdk.options import choose
 from docfleet.packs.sdk.parties import Party, party, seeded_faker
 from docfleet.packs.sdk.products import (
@@ -69,6 +69,21 @@ def _invoice_number(rng: random.Random, issue: dt.date) -> str:
     if style == 2:
         return f"RE-{digits(rng, 5)}"
     return f"{rng.randint(1000, 99999)}"
+
+
+def _account(rng: random.Random, total: Decimal, currency: str) -> dict[str, Any]:
+    """Of content-2 invoices, 34 % carry an account summary (a previous balance of 0.3-3x
+    this invoice's total, paid in full, in part or not yet) and 20 % are an instalment of
+    a contract."""
+    draw = rng.random()
+    if draw >= 0.34:
+        if draw < 0.34 + 0.2:  # an instalment of a contract instead (a service, a lease)
+            n = rng.choice((3, 4, 6, 10, 12, 12, 24, 36))
+            return {"instalment": rng.randint(1, n), "instalments": n}
+        return {}
+    previous = round_money(total * Decimal(rng.randint(30, 300)) / 100, currency)
+    paid = previous * rng.choice((Decimal(1), Decimal(1), Decimal("0.5"), Decimal(0)))
+    return {"previous_balance": previous, "payments_received": round_money(paid, currency)}
 
 
 class InvoiceSource:
@@ -164,6 +179,8 @@ class InvoiceSource:
         po = f"PO-{digits(rng, 6)}" if rng.random() < 0.5 else None
         total = subtotal + tax_total
         extra: dict[str, Any] = {}
+        if opts.content >= 2 and archetype != "credit_note":
+            extra = _account(random.Random(f"{run_id}:{index}:account"), total, jur.currency)
         if archetype == "credit_note":
             extra = {"document_type": "credit_note", "original_invoice": invoice_number,
                      "reason": rng.choice(REASONS[jur.language])}
