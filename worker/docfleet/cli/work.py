@@ -53,6 +53,7 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     from docfleet.blob import open_blob_store  # lazy: start-up
     from docfleet.core.models import RunState, UnitState  # lazy: start-up
     from docfleet.dataset.manifest import RunFiles  # lazy: start-up
+    from docfleet.kernel.admission import admit_out  # lazy: start-up
     from docfleet.ops.fleet import prepare_fleet, run_fleet  # lazy: start-up
     from docfleet.ops.runstatus import failed_unit_lines, failed_unit_rows  # lazy: start-up
     from docfleet.state import open_state_store  # lazy: start-up
@@ -68,6 +69,7 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
             click.echo(line)
         return
     store = open_state_store(settings.state)
+    settings = admit_out(settings, store)  # a stored run's recorded output URI
     blob = open_blob_store(settings.out)
     spec = prepare_fleet(settings, store, tasks, log)  # said once, here; nothing planned
     console = Console(stderr=True)

@@ -30,7 +30,9 @@ from docfleet.core.models import (
     RunState,
     UnitState,
 )
+from docfleet.core.outputs import same_out
 from docfleet.core.settings import Settings
+from docfleet.core.uris import redact
 from docfleet.dataset.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
 from docfleet.dataset.shards import shard_bytes
 from docfleet.kernel import pacing
@@ -196,6 +198,8 @@ class Worker:
             )
         if run is None:
             return self._signal_exit()
+        if not self._writes_where_recorded(run):
+            return EXIT_CONFIG
         # the task's share of the index range is where it starts looking; after a claim it
         # looks on just past that unit (wrapping around), so a scan never walks again over
         # the units it took (PostgreSQL: their dead index entries, until a vacuum)
@@ -275,6 +279,21 @@ class Worker:
             opcount.mark("idle_ms", int(wait * 1000))
             self._idle_wait(wait)
         return self._signal_exit()
+
+    def _writes_where_recorded(self, run: Run) -> bool:
+        """Whether this task's output URI is the one ``run`` recorded (or the run recorded
+        none, or ``--out-moved`` says the outputs are elsewhere now). A peer that planned
+        the run first with another ``--out`` wins: this task says so in one line and
+        writes nothing."""
+        recorded = run.spec.out
+        if recorded is None or self.settings.out_moved or same_out(recorded,
+                                                                   self.settings.out):
+            return True
+        self.log.error("run %s keeps its outputs at %s (recorded when it was planned), not "
+                       "%s: this task writes nothing; start it with that --out",
+                       run.run_id, redact(recorded), redact(self.settings.out),
+                       extra={"event": "run.out_mismatch"})
+        return False
 
     def _governor(self, run: Run) -> pacing.ClaimGovernor | None:
         """The claim governor of a store that declares a write ramp (``None`` without
