@@ -91,46 +91,46 @@ def list_runs(state: str | None, as_json: bool) -> None:
 @out_option
 @out_moved_option
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--force", is_flag=True, help="Delete a run that is still RUNNING or PENDING "
-              "(its workers then fail their next write).")
+@click.option("--force", is_flag=True, help="Delete a run that is still RUNNING or PENDING: "
+              "its state first (its workers stop at their next write), then, a lease later, "
+              "its outputs.")
+@click.option("--lease-seconds", type=float, help="With --force: the fleet's lease, how long "
+              "to wait for its workers to stop writing [env DOCFLEET_LEASE_SECONDS; "
+              "default 30].")
 @friendly_errors
 def delete(run_id: str, state: str | None, out: str | None, out_moved: bool | None, yes: bool,
-           force: bool) -> None:
-    """Delete a run: its outputs (documents, golden shards, manifests) and its state
-    (run marker, units, spend). Refuses a run that is still running unless --force.
+           force: bool, lease_seconds: float | None) -> None:
+    """Delete a run: its outputs (documents, golden shards, manifests, and the folders
+    they leave empty) and its state (run marker, units, spend). Refuses a run that is
+    still running unless --force, and outputs whose root manifest is not this run's.
 
     Example: docfleet delete demo --yes
     """
     from docfleet.blob import open_blob_store  # lazy: start-up
-    from docfleet.core.errors import ConfigError, RunNotFoundError  # lazy: start-up
+    from docfleet.core.errors import ConfigError  # lazy: start-up
     from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.ops.deletion import carry_out, plan_deletion  # lazy: start-up
     from docfleet.state import open_state_store  # lazy: start-up
 
-    settings = load_settings(state=state, out=out, out_moved=out_moved)
+    settings = load_settings(state=state, out=out, out_moved=out_moved,
+                             lease_seconds=lease_seconds)
     store = open_state_store(settings.state, create=False)
-    run = store.get_run(run_id)
     blob = open_blob_store(run_output(run_id, settings, store))
-    keys = list(blob.list(f"{run_id}/"))
-    if run is None and not keys:
-        raise RunNotFoundError(f"run '{run_id}' is neither in {store.uri} nor under "
-                               f"{blob.uri}", "check the run id, --state and --out")
-    if run is not None and run.state in (RunState.RUNNING, RunState.PENDING) and not force:
-        raise ConfigError(f"run '{run_id}' is {run.state.value}",
-                          f"stop it first (docfleet cancel {run_id}), or pass --force")
-    what = (f"run '{run_id}': " + ("its state in " + store.uri if run else "no state")
-            + f" and {len(keys)} output file(s) under {blob.uri}/{run_id}/")
+    deletion = plan_deletion(store, blob, run_id, force=force)
+    what = deletion.describe(store.uri)
     if not yes:
         if not sys.stdin.isatty():
             raise ConfigError(f"would delete {what}", "pass --yes to confirm")
         click.confirm(f"delete {what}?", abort=True)
-    # outputs first, the root manifest first of them (a half-deleted run never looks
-    # complete), then the state, whose marker goes last
-    root = f"{run_id}/manifest.json"
-    for key in sorted(keys, key=lambda k: k == root, reverse=True):
-        blob.delete(key)
-    existed = store.delete_run(run_id)
+    existed, deleted = carry_out(deletion, store, settings.lease_seconds,
+                                 lambda line: click.echo(line, err=True))
     store.close()
-    click.echo(f"deleted {what}" if existed or keys else f"run '{run_id}': nothing to delete")
+    if existed or deleted:
+        click.echo(f"deleted run '{run_id}': " + ("its state in " + store.uri if existed
+                                                   else "no state")
+                   + f" and {deleted} output file(s) under {blob.uri}/{run_id}/")
+    else:
+        click.echo(f"run '{run_id}': nothing to delete")
 
 
 def _read_store(uri: str, run_id: str) -> Any:

@@ -40,7 +40,7 @@ def work(**flags: Any) -> None:
 @friendly_errors
 def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     """Run a local fleet: TASKS `docfleet work` processes on this machine, with a live
-    progress bar; exits with the fleet's code (1 if units failed).
+    progress bar; exits with the fleet's code (1 if units failed or the run ended FAILED).
 
     Example: docfleet run --run-id demo --total 200 --tasks 2
     """
@@ -92,4 +92,6 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     if run_record and run_record.state == RunState.COMPLETED:
         say(f"output: {RunFiles(blob, spec.run_id).uri('manifest.json')}")
     say(f"logs: {log_dir}")
+    if code == 0 and run_record and run_record.state == RunState.FAILED:
+        code = 1  # the run ended FAILED (a refused root): never a success
     sys.exit(code)
