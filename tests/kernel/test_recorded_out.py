@@ -11,8 +11,11 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from docfleet.blob import open_blob_store
-from docfleet.core.outputs import canonical_out
+from docfleet.core.errors import ConfigError
+from docfleet.core.outputs import canonical_out, choose_out, same_out
 from docfleet.state import open_state_store
 from support.fleet import cli, start_worker, worker_env
 
@@ -182,3 +185,21 @@ def test_a_run_without_a_recorded_uri_keeps_todays_behaviour(
     other = cli("status", run_id, "--state", state, "--out", f"file://{tmp_path}/o", "--json")
     assert other.returncode == 0 and json.loads(other.stdout)["state"] == "INCOMPLETE"
     assert _work(state, out, run_id, tmp_path / "w2.log") == 0  # a worker joins as before
+
+
+def test_the_rule_in_one_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """:func:`choose_out` and :func:`canonical_out`, the one rule the commands share."""
+    monkeypatch.chdir(tmp_path)
+    assert canonical_out("file://./out") == f"file://{tmp_path}/out"
+    assert same_out("s3://b/p/?region=x", "s3://b/p?region=x")
+    assert not same_out("s3://b/p", "s3://b/q")
+    rec = "s3://b/p"
+    assert choose_out("r", rec, None, "file://./out") == rec
+    assert choose_out("r", rec, "s3://b/p/", "file://./out") == "s3://b/p/"
+    assert choose_out("r", rec, "file:///x", "file://./out", moved=True) == "file:///x"
+    assert choose_out("r", None, None, "file://./out") == "file://./out"  # an older run
+    assert choose_out("r", None, "file:///x", "file://./out") == "file:///x"
+    with pytest.raises(ConfigError, match="keeps its outputs at s3://b/p"):
+        choose_out("r", rec, "file:///x", "file://./out")
+    with pytest.raises(ConfigError, match="--out-moved needs --out"):
+        choose_out("r", rec, None, "file://./out", moved=True)

@@ -70,14 +70,19 @@ def run_output(run_id: str, settings: Settings, store: Any = None, *,
                flag: str = "--out") -> str:
     """The output URI a command uses for run ``run_id``
     (:func:`docfleet.core.outputs.run_out`): the run as ``store`` holds it, or, with no
-    ``store``, as ``settings.state`` holds it (a local store or a run that does not exist
-    there: the given URI or the default, as for a run that recorded none). Raises
-    :class:`ConfigError` for a given URI that is not the recorded one."""
+    ``store`` (the readers: ``verify``, ``export``, ``card``), as ``settings.state`` holds
+    it (a local store or a run that does not exist there: the given URI or the default,
+    as for a run that recorded none). A reader given an output URI but no state store
+    (neither ``--state`` nor ``DOCFLEET_STATE``) reads the outputs there without asking
+    the default store. Raises :class:`ConfigError` for a given URI that is not the
+    recorded one."""
     from docfleet.core.errors import RunNotFoundError  # lazy: start-up
-    from docfleet.core.outputs import run_out  # lazy: start-up
+    from docfleet.core.outputs import given_out, run_out  # lazy: start-up
 
     if store is not None:
         return run_out(run_id, settings, store.get_run(run_id), flag=flag)
+    if given_out(settings) is not None and "state" not in settings.model_fields_set:
+        return run_out(run_id, settings, None, flag=flag)
     from docfleet.state import open_state_store  # lazy: start-up
 
     try:
