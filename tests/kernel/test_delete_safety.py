@@ -81,3 +81,45 @@ def test_delete_refuses_outputs_that_are_another_runs(tmp_path: Path, run_id: st
     assert mine.returncode == 0, mine.stderr
     assert not (out_dir / run_id).exists()
     assert out_dir.is_dir()  # the output root itself stays
+
+
+def test_a_local_fleet_whose_run_is_deleted_exits_3(tmp_path: Path, run_id: str) -> None:
+    """``docfleet run`` under ``delete --force``: its tasks stop, and so does the fleet,
+    with exit 3 and the run shown as deleted."""
+    import os
+    import subprocess
+    import sys
+
+    from docfleet.core.errors import RunNotFoundError
+    from docfleet.core.models import UnitState
+    from docfleet.state import open_state_store
+
+    state, out = f"sqlite:///{tmp_path}/state.db", f"file://{tmp_path}/out"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
+    env.update(DOCFLEET_BENCH_DOC_MS="150", DOCFLEET_HEARTBEAT_SECONDS=str(LEASE / 3))
+    fleet = subprocess.Popen(
+        [sys.executable, "-m", "docfleet", "run", "--run-id", run_id, "--total", "60",
+         "--unit-size", "4", "--pack", "bench", "--tasks", "2", "--state", state, "--out",
+         out, "--lease-seconds", str(LEASE), "--log-dir", str(tmp_path / "logs")],
+        env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while True:
+        assert fleet.poll() is None, fleet.communicate()
+        assert time.monotonic() < deadline, "the fleet completed no unit"
+        try:
+            store = open_state_store(state, create=False)
+            done = store.progress(run_id)[UnitState.DONE]
+            store.close()
+        except RunNotFoundError:  # the state file is not created yet
+            done = 0
+        if done >= 2:
+            break
+        time.sleep(0.2)
+    deleted = cli("delete", run_id, "--yes", "--force", "--state", state,
+                  "--lease-seconds", str(LEASE))
+    assert deleted.returncode == 0, deleted.stderr
+    stdout, stderr = fleet.communicate(timeout=120)
+    assert fleet.returncode == 3, (stdout, stderr)
+    assert f"run {run_id}: deleted" in stderr, stderr
+    assert "Traceback" not in stderr
+    assert not (tmp_path / "out" / run_id).exists()

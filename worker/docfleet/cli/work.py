@@ -80,7 +80,10 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
         settings.trace, {"docfleet.run_id": spec.run_id, "docfleet.task.count": tasks})
     run_record = store.get_run(spec.run_id)
     units = store.units(spec.run_id)
-    state = run_record.state.value if run_record else "not planned"
+    from docfleet.kernel.worker import EXIT_GONE  # lazy: start-up
+
+    state = (run_record.state.value if run_record
+             else "deleted" if code == EXIT_GONE else "not planned")
     done = [u for u in units if u.state == UnitState.DONE]
     failed = failed_unit_rows(units)
     say = functools.partial(console.print, markup=False, highlight=False, soft_wrap=True)
