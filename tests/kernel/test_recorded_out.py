@@ -125,6 +125,17 @@ def test_every_command_defaults_to_the_recorded_uri_and_refuses_another(
     moved = cli("status", run_id, *st, "--out", other, "--out-moved", "--json")
     assert moved.returncode == 0 and json.loads(moved.stdout)["state"] == "COMPLETED"
     assert cli("verify", run_id, *st, "--out", other, "--out-moved").returncode == 0
+    # the copy damaged, then repaired in place: resume and a fleet with --out-moved
+    (tmp_path / "other" / run_id / "manifest.json").unlink()
+    (tmp_path / "other" / run_id / "manifest" / "unit-000000.json").unlink()
+    resumed = cli("resume", run_id, *st, "--out", other, "--out-moved")
+    assert "1 damaged unit(s) reopened" in resumed.stdout, (resumed.stdout, resumed.stderr)
+    assert "--out-moved" in resumed.stdout  # the workers need it too, and are told so
+    fleet = cli("run", "--run-id", run_id, "--tasks", "1", *st, "--out", other,
+                "--out-moved", "--log-dir", str(tmp_path / "logs"), cwd=tmp_path)
+    assert fleet.returncode == 0, fleet.stderr
+    assert cli("verify", run_id, *st, "--out", other, "--out-moved").returncode == 0
+    assert cli("verify", run_id, *st).returncode == 0  # the recorded outputs untouched
     # a copy that is not there: INCOMPLETE, and the advice says where to look first
     empty = cli("status", run_id, *st, "--out", f"file://{tmp_path}/empty", "--out-moved")
     assert "none of its outputs is there" in empty.stderr, empty.stderr
