@@ -112,6 +112,9 @@ def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger)
                       environment=generator_environment())
     if faults.ARMED:
         faults.hit("root.before")
+    if store.get_run(run.run_id) is None:  # deleted during the proof: write no root
+        raise RunNotFoundError(f"run '{run.run_id}' is gone from {store.uri}",
+                               "it was deleted: nothing is left to finalize")
     with telemetry.span("docfleet.manifest.root", {
         "docfleet.manifest.key": ROOT_KEY, "docfleet.manifest.sha256": sha256(root),
         "docfleet.manifest.size": len(root), "docfleet.manifest.units": len(parts),
