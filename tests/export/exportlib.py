@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -47,11 +48,18 @@ class Run:
         return pa.concat_tables(pq.read_table(f) for f in files)
 
     def copy(self, dest: Path) -> Run:
-        """A copy of the outputs and the state store under ``dest``."""
+        """A copy of the outputs and the state store under ``dest``, the copied run's
+        recorded output URI pointing at the copied outputs (a run of its own there)."""
         out_dir = dest / "out"
         shutil.copytree(self.root, out_dir / self.run_id)
         state_file = Path(self.state.removeprefix("sqlite:///"))
         shutil.copy(state_file, dest / "state.db")
+        with sqlite3.connect(dest / "state.db") as conn:
+            (params,) = conn.execute("SELECT params FROM runs WHERE run_id = ?",
+                                     (self.run_id,)).fetchone()
+            conn.execute("UPDATE runs SET params = ? WHERE run_id = ?",
+                         (json.dumps({**json.loads(params), "out": f"file://{out_dir}"},
+                                     sort_keys=True), self.run_id))
         return Run(self.run_id, f"sqlite:///{dest / 'state.db'}", f"file://{out_dir}",
                    out_dir / self.run_id)
 

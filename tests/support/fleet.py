@@ -96,8 +96,10 @@ def wait_for_event(log: Path, name: str, timeout: float = 30) -> dict[str, Any]:
     raise AssertionError(f"no {name} event in {log} within {timeout}s:\n{log.read_text()}")
 
 
-def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120):
-    """Run the ``docfleet`` CLI in a subprocess; returns the CompletedProcess."""
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+        cwd: Path | None = None):
+    """Run the ``docfleet`` CLI in a subprocess (in ``cwd`` if given); returns the
+    CompletedProcess."""
     base = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
     return subprocess.run([sys.executable, "-m", "docfleet", *args], env={**base, **(env or {})},
-                          capture_output=True, text=True, timeout=timeout)
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd)

@@ -45,3 +45,14 @@ class HashesInPlace(Protocol):
     def sha256_of(self, key: str) -> tuple[str, int]:
         """The sha256 and size of object ``key``. Raises :class:`BlobNotFoundError`."""
         ...
+
+
+@runtime_checkable
+class HasFolders(Protocol):
+    """An optional member: a blob store whose keys live in real folders (the local file
+    store), which a delete leaves behind empty. Object stores have none to remove."""
+
+    def remove_empty_folders(self, prefix: str) -> int:
+        """Remove every empty folder under ``prefix`` (a key prefix ending in ``/``),
+        deepest first, that folder itself included. Returns how many went."""
+        ...

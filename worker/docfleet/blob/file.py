@@ -103,3 +103,18 @@ class FileBlobStore:
 
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
+
+    def remove_empty_folders(self, prefix: str) -> int:
+        """Remove the empty folders under ``prefix`` (``RUN/``), deepest first, the
+        prefix's own folder included; a folder a writer filled meanwhile stays."""
+        base = self._path(prefix.rstrip("/"))
+        if not base.is_dir() or base == self.root:
+            return 0
+        removed = 0
+        folders = sorted((p for p in base.rglob("*") if p.is_dir()),
+                         key=lambda p: len(p.parts), reverse=True)
+        for folder in [*folders, base]:
+            with contextlib.suppress(OSError):  # not empty (or gone): left as it is
+                folder.rmdir()
+                removed += 1
+        return removed

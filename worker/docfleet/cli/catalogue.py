@@ -86,7 +86,7 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     from docfleet.core.errors import ConfigError  # lazy: start-up
     from docfleet.core.models import RunState, UnitState  # lazy: start-up
     from docfleet.core.settings import load_settings  # lazy: start-up
-    from docfleet.kernel.admission import check_ready, resolve_spec  # lazy: start-up
+    from docfleet.kernel.admission import admit_out, check_ready, resolve_spec  # lazy: start-up
     from docfleet.state import open_state_store  # lazy: start-up
     from docfleet.telemetry.logs import setup_logging  # lazy: start-up
 
@@ -114,6 +114,7 @@ def build(run_id: str, out: str | None, state: str | None, models: tuple[str, ..
     settings = load_settings(run_id=run_id, out=out, state=state, pack="catalogue",
                              total=total, unit_size=unit_size, options=normalised,
                              lease_seconds=lease_seconds, max_attempts=max_attempts)
+    settings = admit_out(settings, store)  # a stored run's recorded output URI
     if existing is not None:
         reclaimed, released = reclaim_expired(store, existing)
         click.echo(f"catalogue {run_id}: reclaimed {reclaimed} expired lease(s), released "

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import click
 
-from docfleet.cli.options import friendly_errors, out_option, state_option
+from docfleet.cli.options import (
+    friendly_errors,
+    out_moved_option,
+    out_option,
+    run_output,
+    state_option,
+)
 
 
 @click.command()
@@ -14,6 +20,7 @@ from docfleet.cli.options import friendly_errors, out_option, state_option
               help="parquet://DIR | duckdb:///FILE.duckdb | coco://DIR | funsd://DIR | "
                    "docile://DIR | hf://DIR")
 @out_option
+@out_moved_option
 @state_option
 @click.option("--tables", help="Comma-separated golden tables to export [default: all].")
 @click.option("--partial", is_flag=True,
@@ -21,11 +28,12 @@ from docfleet.cli.options import friendly_errors, out_option, state_option
 @click.option("--dpi", type=int, default=150, show_default=True,
               help="Page image resolution for coco://, funsd:// and hf://.")
 @friendly_errors
-def export(run_id: str, to: str, out: str | None, state: str | None, tables: str | None,
-           partial: bool, dpi: int) -> None:
+def export(run_id: str, to: str, out: str | None, out_moved: bool | None, state: str | None,
+           tables: str | None, partial: bool, dpi: int) -> None:
     """Export a finished run's golden tables, verifying every shard's sha256 first.
 
-    Re-running is idempotent (same tables, never duplicated rows).
+    Re-running is idempotent (same tables, never duplicated rows). The run is read where
+    it recorded its outputs (a --out other than that needs --out-moved).
 
     Example: docfleet export demo --to duckdb:///demo.duckdb
     """
@@ -33,8 +41,9 @@ def export(run_id: str, to: str, out: str | None, state: str | None, tables: str
     from docfleet.export import RunReader, export_run, sink_path  # lazy: start-up
 
     sink_path(to)  # a bad target fails before the run is read
-    settings = load_settings(out=out, state=state)
-    reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)
+    settings = load_settings(out=out, state=state, out_moved=out_moved)
+    reader = RunReader(run_output(run_id, settings), run_id, partial=partial,
+                       state_uri=settings.state)
     if reader.note:
         click.echo(f"note: {reader.note}", err=True)
     wanted = [t.strip() for t in tables.split(",") if t.strip()] if tables else None
@@ -48,14 +57,15 @@ def export(run_id: str, to: str, out: str | None, state: str | None, tables: str
 @click.command()
 @click.argument("run_id")
 @out_option
+@out_moved_option
 @state_option
 @click.option("--output", "output", type=click.Path(dir_okay=False),
               help="Write the card to this file instead of printing it.")
 @click.option("--partial", is_flag=True,
               help="Describe only the DONE units of a run that has no root manifest yet.")
 @friendly_errors
-def card(run_id: str, out: str | None, state: str | None, output: str | None,
-         partial: bool) -> None:
+def card(run_id: str, out: str | None, out_moved: bool | None, state: str | None,
+         output: str | None, partial: bool) -> None:
     """Print (or --output) the dataset card of a run: what is in it, the schema of every
     table, the tokenisation rule, the splits, the generator environment, the licence.
 
@@ -67,8 +77,9 @@ def card(run_id: str, out: str | None, state: str | None, output: str | None,
     from docfleet.export import RunReader  # lazy: start-up
     from docfleet.export.card import build_card, write_card  # lazy: start-up
 
-    settings = load_settings(out=out, state=state)
-    reader = RunReader(settings.out, run_id, partial=partial, state_uri=settings.state)
+    settings = load_settings(out=out, state=state, out_moved=out_moved)
+    reader = RunReader(run_output(run_id, settings), run_id, partial=partial,
+                       state_uri=settings.state)
     if reader.note:
         click.echo(f"note: {reader.note}", err=True)
     if output:

@@ -59,6 +59,42 @@ def out_option(fn: F) -> F:
                         f"{DEFAULT_OUT}].")(fn)
 
 
+def out_moved_option(fn: F) -> F:
+    return click.option("--out-moved", is_flag=True, default=None,
+                        help="The run's outputs were copied to --out: use it although the "
+                        "run recorded another output URI when it was planned [env "
+                        "DOCFLEET_OUT_MOVED].")(fn)
+
+
+def run_output(run_id: str, settings: Settings, store: Any = None, *,
+               flag: str = "--out") -> str:
+    """The output URI a command uses for run ``run_id``
+    (:func:`docfleet.core.outputs.run_out`): the run as ``store`` holds it, or, with no
+    ``store`` (the readers: ``verify``, ``export``, ``card``), as ``settings.state`` holds
+    it (a local store or a run that does not exist there: the given URI or the default,
+    as for a run that recorded none). A reader given an output URI but no state store
+    (neither ``--state`` nor ``DOCFLEET_STATE``) reads the outputs there without asking
+    the default store. Raises :class:`ConfigError` for a given URI that is not the
+    recorded one."""
+    from docfleet.core.errors import RunNotFoundError  # lazy: start-up
+    from docfleet.core.outputs import given_out, run_out  # lazy: start-up
+
+    if store is not None:
+        return run_out(run_id, settings, store.get_run(run_id), flag=flag)
+    if given_out(settings) is not None and "state" not in settings.model_fields_set:
+        return run_out(run_id, settings, None, flag=flag)
+    from docfleet.state import open_state_store  # lazy: start-up
+
+    try:
+        own = open_state_store(settings.state, create=False)
+    except RunNotFoundError:  # a local database that does not exist holds no run
+        return run_out(run_id, settings, None, flag=flag)
+    try:
+        return run_out(run_id, settings, own.get_run(run_id), flag=flag)
+    finally:
+        own.close()
+
+
 def run_options(fn: F) -> F:
     """The options that define a run, shared by ``work`` and ``run``."""
     for decorator in reversed([
@@ -70,6 +106,7 @@ def run_options(fn: F) -> F:
                           "3 units per task]."),
         state_option,
         out_option,
+        out_moved_option,
         click.option("--lease-seconds", type=float,
                      help="Lease length [env DOCFLEET_LEASE_SECONDS; default 30]."),
         click.option("--max-attempts", type=int,

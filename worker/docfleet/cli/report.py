@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from docfleet.cli.options import friendly_errors, state_option
+from docfleet.cli.options import friendly_errors, out_moved_option, run_output, state_option
 
 
 @click.command()
@@ -14,10 +14,12 @@ from docfleet.cli.options import friendly_errors, state_option
 @click.option("--out", "out_path", type=click.Path(dir_okay=False, path_type=Path),
               default=None, help="HTML file to write [default: report-RUN_ID.html].")
 @state_option
-@click.option("--out-uri", help="The run's output URI, to read its manifest [env "
-              "DOCFLEET_OUT; default file://./out].")
+@click.option("--out-uri", help="The run's output URI, to read its manifest [default: the "
+              "one the run recorded; env DOCFLEET_OUT; default file://./out].")
+@out_moved_option
 @friendly_errors
-def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str | None) -> None:
+def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str | None,
+           out_moved: bool | None) -> None:
     """Write an HTML report of a run: progress, a per-task timeline of units, throughput
     over time, failures with their errors, spend. The page loads nothing from the
     network; it works while the run is live (RUNNING units end at 'now').
@@ -31,9 +33,10 @@ def report(run_id: str, out_path: Path | None, state: str | None, out_uri: str |
     from docfleet.ops.report import render_report, report_data  # lazy: start-up
     from docfleet.state import open_state_store  # lazy: start-up
 
-    settings = load_settings(state=state, out=out_uri)
+    settings = load_settings(state=state, out=out_uri, out_moved=out_moved)
     store = open_state_store(settings.state, create=False)
-    files = RunFiles(open_blob_store(settings.out), run_id)
+    files = RunFiles(open_blob_store(run_output(run_id, settings, store, flag="--out-uri")),
+                     run_id)
     data = report_data(store, run_id, files, clock.now())
     path = out_path or Path(f"report-{run_id}.html")
     path.parent.mkdir(parents=True, exist_ok=True)

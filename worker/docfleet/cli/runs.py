@@ -12,7 +12,13 @@ from typing import Any, Literal
 
 import click
 
-from docfleet.cli.options import friendly_errors, out_option, state_option
+from docfleet.cli.options import (
+    friendly_errors,
+    out_moved_option,
+    out_option,
+    run_output,
+    state_option,
+)
 from docfleet.core.models import RunState
 
 
@@ -83,46 +89,48 @@ def list_runs(state: str | None, as_json: bool) -> None:
 @click.argument("run_id")
 @state_option
 @out_option
+@out_moved_option
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
-@click.option("--force", is_flag=True, help="Delete a run that is still RUNNING or PENDING "
-              "(its workers then fail their next write).")
+@click.option("--force", is_flag=True, help="Delete a run that is still RUNNING or PENDING: "
+              "its state first (its workers stop at their next write), then, a lease later, "
+              "its outputs.")
+@click.option("--lease-seconds", type=float, help="With --force: the fleet's lease, how long "
+              "to wait for its workers to stop writing [env DOCFLEET_LEASE_SECONDS; "
+              "default 30].")
 @friendly_errors
-def delete(run_id: str, state: str | None, out: str | None, yes: bool, force: bool) -> None:
-    """Delete a run: its outputs (documents, golden shards, manifests) and its state
-    (run marker, units, spend). Refuses a run that is still running unless --force.
+def delete(run_id: str, state: str | None, out: str | None, out_moved: bool | None, yes: bool,
+           force: bool, lease_seconds: float | None) -> None:
+    """Delete a run: its outputs (documents, golden shards, manifests, and the folders
+    they leave empty) and its state (run marker, units, spend). Refuses a run that is
+    still running unless --force, and outputs whose root manifest is not this run's.
 
     Example: docfleet delete demo --yes
     """
     from docfleet.blob import open_blob_store  # lazy: start-up
-    from docfleet.core.errors import ConfigError, RunNotFoundError  # lazy: start-up
+    from docfleet.core.errors import ConfigError  # lazy: start-up
     from docfleet.core.settings import load_settings  # lazy: start-up
+    from docfleet.ops.deletion import carry_out, plan_deletion  # lazy: start-up
     from docfleet.state import open_state_store  # lazy: start-up
 
-    settings = load_settings(state=state, out=out)
+    settings = load_settings(state=state, out=out, out_moved=out_moved,
+                             lease_seconds=lease_seconds)
     store = open_state_store(settings.state, create=False)
-    run = store.get_run(run_id)
-    blob = open_blob_store(settings.out)
-    keys = list(blob.list(f"{run_id}/"))
-    if run is None and not keys:
-        raise RunNotFoundError(f"run '{run_id}' is neither in {store.uri} nor under "
-                               f"{blob.uri}", "check the run id, --state and --out")
-    if run is not None and run.state in (RunState.RUNNING, RunState.PENDING) and not force:
-        raise ConfigError(f"run '{run_id}' is {run.state.value}",
-                          f"stop it first (docfleet cancel {run_id}), or pass --force")
-    what = (f"run '{run_id}': " + ("its state in " + store.uri if run else "no state")
-            + f" and {len(keys)} output file(s) under {blob.uri}/{run_id}/")
+    blob = open_blob_store(run_output(run_id, settings, store))
+    deletion = plan_deletion(store, blob, run_id, force=force)
+    what = deletion.describe(store.uri)
     if not yes:
         if not sys.stdin.isatty():
             raise ConfigError(f"would delete {what}", "pass --yes to confirm")
         click.confirm(f"delete {what}?", abort=True)
-    # outputs first, the root manifest first of them (a half-deleted run never looks
-    # complete), then the state, whose marker goes last
-    root = f"{run_id}/manifest.json"
-    for key in sorted(keys, key=lambda k: k == root, reverse=True):
-        blob.delete(key)
-    existed = store.delete_run(run_id)
+    existed, deleted = carry_out(deletion, store, settings.lease_seconds,
+                                 lambda line: click.echo(line, err=True))
     store.close()
-    click.echo(f"deleted {what}" if existed or keys else f"run '{run_id}': nothing to delete")
+    if existed or deleted:
+        click.echo(f"deleted run '{run_id}': " + ("its state in " + store.uri if existed
+                                                   else "no state")
+                   + f" and {deleted} output file(s) under {blob.uri}/{run_id}/")
+    else:
+        click.echo(f"run '{run_id}': nothing to delete")
 
 
 def _read_store(uri: str, run_id: str) -> Any:
@@ -138,10 +146,20 @@ def _read_store(uri: str, run_id: str) -> Any:
                                exc.hint) from None
 
 
-def _explain_incomplete(run_id: str, info: dict[str, Any]) -> None:
-    if "problem" in info:
-        click.echo(f"run {run_id} is not complete: {info['problem']} (run 'docfleet "
-                   f"resume {run_id}' to repair it)", err=True)
+def _explain_incomplete(run_id: str, info: dict[str, Any], moved: bool) -> None:
+    """Why a COMPLETED run is INCOMPLETE, and what to do: ``resume`` (with the same
+    ``--out``) for damaged outputs; for none at all, first whether they are elsewhere."""
+    if "problem" not in info:
+        return
+    where = f" --out {info['out']} --out-moved" if moved else ""
+    if info.get("outputs_found") is False:
+        click.echo(f"run {run_id} is not complete: {info['problem']}, and none of its "
+                   f"outputs is there (if they were copied elsewhere, pass --out URI "
+                   f"--out-moved; if they are lost, 'docfleet resume {run_id}{where}' "
+                   f"regenerates them)", err=True)
+        return
+    click.echo(f"run {run_id} is not complete: {info['problem']} (run 'docfleet "
+               f"resume {run_id}{where}' to repair it)", err=True)
 
 
 def _status_view(info: dict[str, Any]) -> Any:
@@ -165,6 +183,7 @@ def _status_view(info: dict[str, Any]) -> Any:
 @click.argument("run_id")
 @state_option
 @out_option
+@out_moved_option
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--wait", is_flag=True, help="Wait until the run is COMPLETED, FAILED or "
               "CANCELLED; exit 0 only if COMPLETED.")
@@ -173,11 +192,11 @@ def _status_view(info: dict[str, Any]) -> Any:
 @click.option("--interval", type=click.FloatRange(min=0.1, max=3600), default=2.0,
               show_default=True, help="Seconds between polls with --wait/--watch.")
 @friendly_errors
-def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait: bool,
-           watch: bool, interval: float) -> None:
+def status(run_id: str, state: str | None, out: str | None, out_moved: bool | None,
+           as_json: bool, wait: bool, watch: bool, interval: float) -> None:
     """Show a run's state, its units by state and its failed units with their errors. A
-    run is shown COMPLETED only when its root manifest (under --out) is there and is this
-    run's; otherwise INCOMPLETE.
+    run is shown COMPLETED only when its root manifest (under the output URI it recorded,
+    or --out with --out-moved) is there and is this run's; otherwise INCOMPLETE.
 
     Example: docfleet status demo --json
     """
@@ -186,9 +205,11 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
     from docfleet.core.settings import load_settings  # lazy: start-up
     from docfleet.ops.runstatus import INCOMPLETE, TERMINAL_STATES, run_status  # lazy: start-up
 
-    settings = load_settings(state=state, out=out)
+    settings = load_settings(state=state, out=out, out_moved=out_moved)
     store = _read_store(settings.state, run_id)
-    info = run_status(store, run_id, settings.out)
+    out_uri = run_output(run_id, settings, store)
+    moved = settings.out_moved
+    info = run_status(store, run_id, out_uri)
     terminal = {s.value for s in TERMINAL_STATES} | {INCOMPLETE}
     if watch and not as_json:
         from rich.live import Live
@@ -198,7 +219,7 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
             with Live(_status_view(info), console=console, auto_refresh=False) as live:
                 while info["state"] not in terminal:
                     time.sleep(interval)
-                    info = run_status(store, run_id, settings.out)
+                    info = run_status(store, run_id, out_uri)
                     live.update(_status_view(info), refresh=True)
         else:  # not a terminal: one plain line per change
             from docfleet.ops.runstatus import failed_unit_lines  # lazy: start-up
@@ -214,19 +235,19 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
                 if info["state"] in terminal:
                     break
                 time.sleep(interval)
-                info = run_status(store, run_id, settings.out)
+                info = run_status(store, run_id, out_uri)
             for text in failed_unit_lines(info["failed_units"], run_id):
                 click.echo(text)
-        _explain_incomplete(run_id, info)
+        _explain_incomplete(run_id, info, moved)
         sys.exit(0 if info["state"] == RunState.COMPLETED.value else 1)
     while (wait or watch) and info["state"] not in terminal:
         time.sleep(interval)
-        info = run_status(store, run_id, settings.out)
+        info = run_status(store, run_id, out_uri)
     if as_json:
         click.echo(json.dumps(info, sort_keys=True))
     else:
         Console().print(_status_view(info))
-        _explain_incomplete(run_id, info)
+        _explain_incomplete(run_id, info, moved)
     if (wait or watch) and info["state"] != RunState.COMPLETED.value:
         sys.exit(1)
 
@@ -234,12 +255,15 @@ def status(run_id: str, state: str | None, out: str | None, as_json: bool, wait:
 @click.command()
 @click.argument("run_id")
 @out_option
+@out_moved_option
 @click.option("--state", help="State store URI: also check the root is bound to the run "
               "this store holds (fingerprint, totals, every part's sha256).")
 @friendly_errors
-def verify(run_id: str, out: str | None, state: str | None) -> None:
+def verify(run_id: str, out: str | None, out_moved: bool | None, state: str | None) -> None:
     """Re-hash a run's root manifest, parts, documents and shards; exit 0 only if the
     root exists and everything matches (the checks finalize makes before writing it).
+    Without --out, the outputs are where the run recorded them (in --state, else the
+    default store); a --out other than that needs --out-moved.
 
     Example: docfleet verify demo --out file://./out
     """
@@ -247,8 +271,8 @@ def verify(run_id: str, out: str | None, state: str | None) -> None:
     from docfleet.core.settings import load_settings  # lazy: start-up
     from docfleet.dataset.manifest import RunFiles, verify_run  # lazy: start-up
 
-    settings = load_settings(out=out, state=state)
-    files = RunFiles(open_blob_store(settings.out), run_id)
+    settings = load_settings(out=out, state=state, out_moved=out_moved)
+    files = RunFiles(open_blob_store(run_output(run_id, settings)), run_id)
     binding = None
     if state is not None:
         from docfleet.kernel.finalize import binding_of  # lazy: start-up
@@ -308,11 +332,14 @@ def cancel(run_id: str, state: str | None) -> None:
 @click.argument("run_id")
 @state_option
 @out_option
+@out_moved_option
 @friendly_errors
-def resume(run_id: str, state: str | None, out: str | None) -> None:
+def resume(run_id: str, state: str | None, out: str | None, out_moved: bool | None) -> None:
     """Make a run workable again, COMPLETED runs included: expired leases reclaimed,
     failed units reset, outputs verified, a root that no longer matches removed and
     every damaged unit reopened; then start workers (they regenerate the same bytes).
+    The outputs are where the run recorded them when it was planned; a --out other than
+    that needs --out-moved (outputs copied there), and so do the workers then.
 
     Example: docfleet resume demo && docfleet run --run-id demo --tasks 2
     """
@@ -321,9 +348,10 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
     from docfleet.dataset.manifest import RunFiles  # lazy: start-up
     from docfleet.ops.repair import repair_run  # lazy: start-up
 
-    settings = load_settings(state=state, out=out)
+    settings = load_settings(state=state, out=out, out_moved=out_moved)
     store = _read_store(settings.state, run_id)
-    report = repair_run(store, RunFiles(open_blob_store(settings.out), run_id))
+    out_uri = run_output(run_id, settings, store)
+    report = repair_run(store, RunFiles(open_blob_store(out_uri), run_id))
     for line in report.damaged:
         click.echo(f"damaged {line}", err=True)
     if report.root_removed:
@@ -331,4 +359,5 @@ def resume(run_id: str, state: str | None, out: str | None) -> None:
                    "worker writes it again once every unit is intact")
     click.echo(f"run {run_id}: {report.reclaimed} expired lease(s) reclaimed, {report.reset} "
                f"failed unit(s) reset, {report.reopened} damaged unit(s) reopened; "
-               f"{report.state_before} → {report.state_after}; start workers to finish it")
+               f"{report.state_before} → {report.state_after}; start workers"
+               f"{f' (--out {out_uri} --out-moved)' if settings.out_moved else ''} to finish it")

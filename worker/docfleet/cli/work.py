@@ -40,7 +40,7 @@ def work(**flags: Any) -> None:
 @friendly_errors
 def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     """Run a local fleet: TASKS `docfleet work` processes on this machine, with a live
-    progress bar; exits with the fleet's code (1 if units failed).
+    progress bar; exits with the fleet's code (1 if units failed or the run ended FAILED).
 
     Example: docfleet run --run-id demo --total 200 --tasks 2
     """
@@ -53,6 +53,7 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     from docfleet.blob import open_blob_store  # lazy: start-up
     from docfleet.core.models import RunState, UnitState  # lazy: start-up
     from docfleet.dataset.manifest import RunFiles  # lazy: start-up
+    from docfleet.kernel.admission import admit_out  # lazy: start-up
     from docfleet.ops.fleet import prepare_fleet, run_fleet  # lazy: start-up
     from docfleet.ops.runstatus import failed_unit_lines, failed_unit_rows  # lazy: start-up
     from docfleet.state import open_state_store  # lazy: start-up
@@ -68,6 +69,7 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
             click.echo(line)
         return
     store = open_state_store(settings.state)
+    settings = admit_out(settings, store)  # a stored run's recorded output URI
     blob = open_blob_store(settings.out)
     spec = prepare_fleet(settings, store, tasks, log)  # said once, here; nothing planned
     console = Console(stderr=True)
@@ -78,7 +80,10 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
         settings.trace, {"docfleet.run_id": spec.run_id, "docfleet.task.count": tasks})
     run_record = store.get_run(spec.run_id)
     units = store.units(spec.run_id)
-    state = run_record.state.value if run_record else "not planned"
+    from docfleet.kernel.worker import EXIT_GONE  # lazy: start-up
+
+    state = (run_record.state.value if run_record
+             else "deleted" if code == EXIT_GONE else "not planned")
     done = [u for u in units if u.state == UnitState.DONE]
     failed = failed_unit_rows(units)
     say = functools.partial(console.print, markup=False, highlight=False, soft_wrap=True)
@@ -90,4 +95,6 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
     if run_record and run_record.state == RunState.COMPLETED:
         say(f"output: {RunFiles(blob, spec.run_id).uri('manifest.json')}")
     say(f"logs: {log_dir}")
+    if code == 0 and run_record and run_record.state == RunState.FAILED:
+        code = 1  # the run ended FAILED (a refused root): never a success
     sys.exit(code)

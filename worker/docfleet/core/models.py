@@ -33,7 +33,13 @@ CLAIMABLE_RUN_STATES = frozenset({RunState.PENDING, RunState.RUNNING})
 @dataclass(frozen=True)
 class RunSpec:
     """The parameters that define a run. Two tasks agree on a run only if their specs
-    have the same :meth:`fingerprint`; a run id re-created with another spec is refused."""
+    have the same :meth:`fingerprint`; a run id re-created with another spec is refused.
+
+    ``out`` is where the run's outputs go (:func:`docfleet.core.outputs.canonical_out`),
+    recorded with the run by the task that plans it: stored with the parameters
+    (:meth:`record`) but not one of them, so it is in neither the fingerprint nor the
+    root manifest (a copy of the outputs elsewhere is still the run's). ``None``: a run
+    planned before output URIs were recorded."""
 
     run_id: str
     total: int
@@ -42,14 +48,26 @@ class RunSpec:
     kind: str = "generate"
     max_attempts: int = 3
     options: dict[str, Any] = field(default_factory=dict)
+    out: str | None = None
 
     @property
     def unit_count(self) -> int:
         return -(-self.total // self.unit_size)
 
     def parameters(self) -> dict[str, Any]:
-        """The fingerprinted parameters, as a JSON-ready dict."""
-        return asdict(self)
+        """The fingerprinted parameters, as a JSON-ready dict (``out`` is not one)."""
+        params = asdict(self)
+        del params["out"]
+        return params
+
+    def record(self) -> str:
+        """The spec as a state store keeps it (the run marker's ``params``): the
+        parameters as JSON, with ``out`` when it is known. :meth:`from_parameters` reads
+        it back, and reads a record without ``out`` (an older run) as ``out=None``."""
+        params = self.parameters()
+        if self.out is not None:
+            params["out"] = self.out
+        return json.dumps(params, sort_keys=True)
 
     def fingerprint(self) -> str:
         blob = json.dumps(self.parameters(), sort_keys=True, separators=(",", ":"))

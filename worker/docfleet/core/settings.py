@@ -26,8 +26,9 @@ MAX_UNIT_SIZE = 1000
 #: The CLI flag of each setting that has one (an error names only flags that exist).
 FLAGS = {
     "run_id": "--run-id", "total": "--total", "pack": "--pack", "unit_size": "--unit-size",
-    "state": "--state", "out": "--out", "lease_seconds": "--lease-seconds",
-    "max_attempts": "--max-attempts", "options": "--option", "trace": "--trace",
+    "state": "--state", "out": "--out", "out_moved": "--out-moved",
+    "lease_seconds": "--lease-seconds", "max_attempts": "--max-attempts", "options": "--option",
+    "trace": "--trace",
     "cloud_run_job": "--job", "cloud_run_project": "--project", "cloud_run_region": "--region",
 }
 
@@ -66,6 +67,9 @@ class Settings(BaseSettings):
     unit_size: int | None = Field(default=None, ge=1, le=MAX_UNIT_SIZE)
     state: str = DEFAULT_STATE
     out: str = DEFAULT_OUT
+    #: ``out`` is not the URI the run recorded but a copy of its outputs: use it anyway
+    #: (:mod:`docfleet.core.outputs`)
+    out_moved: bool = False
     lease_seconds: float = Field(default=30.0, gt=0, le=DAY, allow_inf_nan=False)
     max_attempts: int = Field(default=3, ge=1, le=1000)
     heartbeat_seconds: float | None = Field(default=None, gt=0, le=DAY, allow_inf_nan=False)

@@ -11,6 +11,7 @@ from typing import Any
 
 from docfleet.core.errors import ConfigError
 from docfleet.core.models import RunSpec, RunState
+from docfleet.core.outputs import canonical_out, run_out
 from docfleet.core.settings import Settings
 from docfleet.kernel.planner import check_plannable, choose_unit_size
 from docfleet.packs import load_pack
@@ -22,6 +23,17 @@ def require_run_id(settings: Settings) -> str:
     if not settings.run_id:
         raise ConfigError("no run id given", "pass --run-id ID or set DOCFLEET_RUN_ID")
     return settings.run_id
+
+
+def admit_out(settings: Settings, store: CoordinationStore) -> Settings:
+    """``settings`` with ``out`` the URI this task writes run ``settings.run_id`` to: the
+    one the stored run recorded when no other is given, the given one for a new run or
+    one planned before URIs were recorded (:func:`docfleet.core.outputs.run_out`).
+    Raises :class:`ConfigError` for a given URI that is not the recorded one (without
+    ``--out-moved``). Writes nothing."""
+    run_id = require_run_id(settings)
+    out = run_out(run_id, settings, store.get_run(run_id))
+    return settings if out == settings.out else settings.model_copy(update={"out": out})
 
 
 def resolve_spec(
@@ -50,7 +62,7 @@ def resolve_spec(
     spec = RunSpec(
         run_id=run_id, total=settings.total, unit_size=unit_size, pack=pack.name,
         kind=pack.kind, max_attempts=settings.max_attempts,
-        options=options,
+        options=options, out=canonical_out(settings.out),
     )
     check_plannable(spec)
     if spec.unit_count < tasks:

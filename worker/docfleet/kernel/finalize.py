@@ -11,7 +11,12 @@ import logging
 from docfleet import telemetry
 from docfleet.core import clock, faults
 from docfleet.core.environment import generator_environment
-from docfleet.core.errors import DocfleetError, ManifestGapError, RootConflictError
+from docfleet.core.errors import (
+    DocfleetError,
+    ManifestGapError,
+    RootConflictError,
+    RunNotFoundError,
+)
 from docfleet.core.models import Run, RunState, Unit, UnitState
 from docfleet.dataset.manifest import (
     ROOT_KEY,
@@ -81,9 +86,12 @@ def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger)
 
     Raises :class:`ManifestGapError` naming every unit with a missing or mismatched
     output (nothing written), and :class:`RootConflictError` (a ManifestGapError) when a
-    root already at the key is not this run's (the run is not marked COMPLETED)."""
+    root already at the key is not this run's (the run is not marked COMPLETED), and
+    :class:`RunNotFoundError` for a run no longer in the store (deleted)."""
     run = store.get_run(files.run_id)
-    assert run is not None
+    if run is None:  # deleted (docfleet delete --force) while its fleet worked
+        raise RunNotFoundError(f"run '{files.run_id}' is gone from {store.uri}",
+                               "it was deleted: nothing is left to finalize")
     units = store.units(run.run_id)
     existing = root_problems(store, files, run, units)
     if existing is not None:
@@ -104,6 +112,9 @@ def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger)
                       environment=generator_environment())
     if faults.ARMED:
         faults.hit("root.before")
+    if store.get_run(run.run_id) is None:  # deleted during the proof: write no root
+        raise RunNotFoundError(f"run '{run.run_id}' is gone from {store.uri}",
+                               "it was deleted: nothing is left to finalize")
     with telemetry.span("docfleet.manifest.root", {
         "docfleet.manifest.key": ROOT_KEY, "docfleet.manifest.sha256": sha256(root),
         "docfleet.manifest.size": len(root), "docfleet.manifest.units": len(parts),

@@ -160,12 +160,12 @@ def ensure_planned(
     task_index: int = 0,
 ) -> Run | None:
     """Race to plan ``spec``; return the planned run (``None`` if ``stop`` was set while
-    waiting). One caller wins ``create_run`` and writes the units; a loser resumes at once
-    if the run is already planned (``already planned; resuming``), otherwise waits for the
-    plan to land, taking it over once the planner's heartbeat is stale (older than
-    ``stale_seconds``, or unmoved for that long: :class:`QuietPlanner`). Raises
-    :class:`RunConflictError` for other parameters and :class:`ConfigError` for a run too
-    large to plan (nothing written).
+    waiting, or the run was deleted meanwhile). One caller wins ``create_run`` and writes
+    the units; a loser resumes at once if the run is already planned (``already planned;
+    resuming``), otherwise waits for the plan to land, taking it over once the planner's
+    heartbeat is stale (older than ``stale_seconds``, or unmoved for that long:
+    :class:`QuietPlanner`). Raises :class:`RunConflictError` for other parameters and
+    :class:`ConfigError` for a run too large to plan (nothing written).
 
     Fleet-safe (``tasks`` peers, this one ``task_index``): a task other than the first
     looks at the run marker before racing to create it, after a random pause spread over
@@ -201,7 +201,8 @@ def ensure_planned(
     quiet = QuietPlanner(stale_seconds)
     while not stop.is_set():
         run = store.get_run(spec.run_id)
-        assert run is not None
+        if run is None:  # deleted while it was being planned (docfleet delete --force)
+            return None
         if run.planned:
             return run
         now = clock.now()

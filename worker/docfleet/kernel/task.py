@@ -17,7 +17,7 @@ from docfleet.blob.base import BlobStore
 from docfleet.core.identity import TaskIdentity, task_identity
 from docfleet.core.models import RunSpec
 from docfleet.core.settings import Settings
-from docfleet.kernel.admission import check_ready, resolve_spec
+from docfleet.kernel.admission import admit_out, check_ready, resolve_spec
 from docfleet.kernel.worker import Worker
 from docfleet.packs import load_pack
 from docfleet.state import StateStore, open_state_store
@@ -59,6 +59,7 @@ def work(settings: Settings) -> int:
     bind(run_id=settings.run_id, task_index=identity.index, task_count=identity.count,
          execution=identity.execution, attempt=identity.attempt)
     store = open_state_store(settings.state)
+    settings = admit_out(settings, store)  # a stored run's recorded output URI
     blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, identity.count, log)
     check_ready(spec, store, settings)  # a setup error found here never plans the run

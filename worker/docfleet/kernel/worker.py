@@ -19,7 +19,7 @@ from typing import Any
 from docfleet import telemetry
 from docfleet.blob.base import BlobStore
 from docfleet.core import clock, faults
-from docfleet.core.errors import ConfigError, DocfleetError, ManifestGapError
+from docfleet.core.errors import ConfigError, DocfleetError, ManifestGapError, RunNotFoundError
 from docfleet.core.identity import TaskIdentity
 from docfleet.core.models import (
     CLAIMABLE_RUN_STATES,
@@ -30,7 +30,9 @@ from docfleet.core.models import (
     RunState,
     UnitState,
 )
+from docfleet.core.outputs import same_out
 from docfleet.core.settings import Settings
+from docfleet.core.uris import redact
 from docfleet.dataset.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
 from docfleet.dataset.shards import shard_bytes
 from docfleet.kernel import pacing
@@ -53,6 +55,7 @@ from docfleet.state.optional import (
 EXIT_OK = 0
 EXIT_HOLES = 1  # failed units remain (or the root manifest refused a gap)
 EXIT_CONFIG = 2  # bad input
+EXIT_GONE = 3  # the run was deleted from the state store while this task worked
 EXIT_STORE = 4  # a store stayed unreachable past its retry bound
 EXIT_SIGINT = 130
 EXIT_SIGTERM = 143
@@ -119,6 +122,7 @@ class Worker:
         self._session: PackSession | None = None
         self._state_checked = 0.0
         self._environment_faults = 0
+        self._gone = False  # the run was deleted while this task worked (_run_gone)
         self._leases = LeaseWatch(settings.lease_seconds)
         self._watched = -math.inf  # monotonic time of the last look at the RUNNING units
         self._state_interval = pacing.fleet_interval(
@@ -194,8 +198,12 @@ class Worker:
                 poll_seconds=self.settings.poll_seconds, stop=self.stop, log=self.log,
                 tasks=self.identity.count, task_index=self.identity.index,
             )
-        if run is None:
+        if run is None:  # stopped, or the run was deleted while the plan was awaited
+            if not self.stop.is_set():
+                self._run_gone()
             return self._signal_exit()
+        if not self._writes_where_recorded(run):
+            return EXIT_CONFIG
         # the task's share of the index range is where it starts looking; after a claim it
         # looks on just past that unit (wrapping around), so a scan never walks again over
         # the units it took (PostgreSQL: their dead index entries, until a vacuum)
@@ -211,7 +219,7 @@ class Worker:
             # a unit claimed with the last completion was claimed as if here (no run-state
             # check was due then): it is worked before the run's state is looked at again
             if not self._ahead and not self._run_claimable():
-                return EXIT_OK
+                return EXIT_GONE if self._gone else EXIT_OK
             if governor is not None and (wait := governor.wait(clock.now())) > 0:
                 # the fleet's writes keep under the store's ramp: this task's turn is later
                 opcount.mark("ramp_ms", int(wait * 1000))
@@ -229,6 +237,8 @@ class Worker:
                 if governor is not None:
                     governor.claimed(clock.now())
                 outcome = self._work(claim)
+                if outcome.status == "lost" and self._run_gone():
+                    return EXIT_GONE
                 if governor is not None:
                     governor.worked(outcome.renewals)
                 if outcome.status == "done":
@@ -276,6 +286,21 @@ class Worker:
             self._idle_wait(wait)
         return self._signal_exit()
 
+    def _writes_where_recorded(self, run: Run) -> bool:
+        """Whether this task's output URI is the one ``run`` recorded (or the run recorded
+        none, or ``--out-moved`` says the outputs are elsewhere now). A peer that planned
+        the run first with another ``--out`` wins: this task says so in one line and
+        writes nothing."""
+        recorded = run.spec.out
+        if recorded is None or self.settings.out_moved or same_out(recorded,
+                                                                   self.settings.out):
+            return True
+        self.log.error("run %s keeps its outputs at %s (recorded when it was planned), not "
+                       "%s: this task writes nothing; start it with that --out",
+                       run.run_id, redact(recorded), redact(self.settings.out),
+                       extra={"event": "run.out_mismatch"})
+        return False
+
     def _governor(self, run: Run) -> pacing.ClaimGovernor | None:
         """The claim governor of a store that declares a write ramp (``None`` without
         one): N tasks, the run's plan time (its ``updated_at`` when it was marked planned
@@ -311,16 +336,38 @@ class Worker:
                 return
 
     def _signal_exit(self) -> int:
+        """The code of a stopped task: the run's deletion, else the signal's."""
+        if self._gone:
+            return EXIT_GONE
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
 
     def _state_check_due(self) -> bool:
         return time.monotonic() - self._state_checked >= self._state_interval
+
+    def _run_gone(self, run: Run | None = None, *, read: bool = True) -> bool:
+        """Whether the run was deleted from the state store (``docfleet delete --force``)
+        while this task worked: read now unless ``read`` is false (then ``run`` is the
+        run as just read). Says so in one line, once; the task then stops and writes
+        nothing more (exit :data:`EXIT_GONE`)."""
+        if read:
+            run = self.store.get_run(self.spec.run_id)
+        if run is not None:
+            return False
+        if not self._gone:
+            self._gone = True
+            self.stop.set()
+            self.log.error("run %s is gone from %s (deleted while this task worked): "
+                           "stopping; this task writes nothing more", self.spec.run_id,
+                           self.store.uri, extra={"event": "run.gone"})
+        return True
 
     def _run_claimable(self) -> bool:
         if not self._state_check_due():
             return True
         self._state_checked = time.monotonic()
         run = self.store.get_run(self.spec.run_id)
+        if self._run_gone(run, read=False):
+            return False
         if run is not None and run.state not in CLAIMABLE_RUN_STATES | {RunState.FAILED}:
             self.log.info("run %s is %s; not claiming", self.spec.run_id, run.state.value,
                           extra={"event": "run.stopped"})
@@ -348,30 +395,43 @@ class Worker:
         deadline = time.monotonic() + self.settings.linger
         while True:
             run = self.store.get_run(run_id)
+            if self._run_gone(run, read=False):
+                return EXIT_GONE
             done = run is not None and run.state in (RunState.COMPLETED, RunState.FAILED)
             if not done and self.store.claim_finalizer(
                     run_id, self.identity.owner, self.settings.lease_seconds, clock.now()):
                 break
             if done or not standby or time.monotonic() > deadline or self.stop.is_set():
-                return self._leave_to_peer(progress, done)
+                return self._leave_to_peer(progress, run)
             wait = backoff.next()
             opcount.mark("finalizer_wait")
             opcount.mark("idle_ms", int(wait * 1000))
             self._idle_wait(wait)
         with _FinalizerLease(self):
             run = self.store.get_run(run_id)  # a finalizer may have finished just now
+            if self._run_gone(run, read=False):
+                return EXIT_GONE
             if run is not None and run.state in (RunState.COMPLETED, RunState.FAILED):
-                return self._leave_to_peer(progress, True)
+                return self._leave_to_peer(progress, run)
             opcount.mark("finalizer")
             return self._finish_elected()
 
-    def _leave_to_peer(self, progress: Progress, done: bool) -> int:
+    def _leave_to_peer(self, progress: Progress, run: Run | None) -> int:
+        """Leave a drained run to the task that finishes it: exit 1 if it has failed
+        units or has ended FAILED (a refused root), else 0 (or the signal's code)."""
         run_id = self.spec.run_id
+        done = run is not None and run.state in (RunState.COMPLETED, RunState.FAILED)
         if progress[UnitState.FAILED]:
             self.log.error("run %s has %d failed unit(s); another task names them "
                            "('docfleet status %s'); fix the cause, then 'docfleet resume %s'",
                            run_id, progress[UnitState.FAILED], run_id, run_id,
                            extra={"event": "run.holes"})
+            return EXIT_HOLES
+        if run is not None and run.state == RunState.FAILED:
+            self.log.error("run %s is FAILED: its root manifest was refused (the finalizer "
+                           "logged why; 'docfleet verify %s --state …' names it); fix the "
+                           "cause, then 'docfleet resume %s'", run_id, run_id, run_id,
+                           extra={"event": "run.failed"})
             return EXIT_HOLES
         if self.stop.is_set():
             return self._signal_exit()
@@ -392,6 +452,9 @@ class Worker:
         if not failed:
             try:
                 finalize_run(self.store, self.files, self.log)
+            except RunNotFoundError:  # deleted between the check and the proof
+                self._run_gone(None, read=False)
+                return EXIT_GONE
             except ManifestGapError as exc:
                 self.log.error("%s", exc, extra={"event": "manifest.gap"})
                 # not complete and nobody can complete it without a repair: FAILED, so
@@ -628,6 +691,11 @@ class Worker:
             self._session = self.pack.open(self.spec.options, context)
         return self._session
 
+    def _abandon(self, claim: Claim) -> UnitOutcome:
+        self.log.warning("abandoning unit %d: its lease was lost", claim.unit_index,
+                         extra={"event": "unit.abandon", "unit": claim.unit_index})
+        return UnitOutcome("lost")
+
     def _produce(self, claim: Claim, keeper: LeaseKeeper) -> UnitOutcome:
         began = time.monotonic()
         part = Part(claim.run_id, claim.unit_index, claim.start, claim.count)
@@ -653,19 +721,21 @@ class Worker:
             if close is not None:
                 close()
         if keeper.lost.is_set():
-            self.log.warning("abandoning unit %d: its lease was lost", claim.unit_index,
-                             extra={"event": "unit.abandon", "unit": claim.unit_index})
-            return UnitOutcome("lost")
+            return self._abandon(claim)
         if self.stop.is_set():
             keeper.ending.set()
             self._release(claim)
             return UnitOutcome("released")
         for table, schema in self.tables.items():
+            if keeper.lost.is_set():  # a lost lease (or a deleted run): write no more
+                return self._abandon(claim)
             data = shard_bytes(schema, rows[table])
             key = shard_key(table, claim.unit_index)
             self._put(key, data)
             part.add_shard(table, key, data, len(rows[table]))
             written += len(data)
+        if keeper.lost.is_set():
+            return self._abandon(claim)
         part_data = part.to_bytes()
         part_sha = sha256(part_data)
         with telemetry.span("docfleet.manifest.part", {

@@ -11,7 +11,7 @@ from typing import Any
 from docfleet.core.errors import RunNotFoundError
 from docfleet.core.models import Run, RunSpec
 from docfleet.core.settings import Settings
-from docfleet.kernel.admission import require_run_id, resolve_spec
+from docfleet.kernel.admission import admit_out, require_run_id, resolve_spec
 from docfleet.packs import load_pack
 from docfleet.state import open_state_store
 from docfleet.state.base import check_fingerprint
@@ -63,6 +63,7 @@ def dry_run_plan(settings: Settings, tasks: int) -> DryRunPlan:
 
     require_run_id(settings)
     store, existing = _stored_run(settings)
+    settings = admit_out(settings, store)  # a stored run's recorded output URI
     spec = resolve_spec(settings, store, tasks, logging.getLogger("docfleet.dryrun"))
     if existing is not None:
         check_fingerprint(existing, spec)

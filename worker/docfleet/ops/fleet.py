@@ -49,6 +49,8 @@ def task_env(settings: Settings, spec: RunSpec, index: int, tasks: int, executio
             "DOCFLEET_EXECUTION": execution,
         }
     )
+    if settings.out_moved:  # the run's outputs were copied to DOCFLEET_OUT
+        env["DOCFLEET_OUT_MOVED"] = "1"
     if settings.linger_seconds is not None:
         env["DOCFLEET_LINGER_SECONDS"] = str(settings.linger_seconds)
     if settings.heartbeat_seconds is not None:

@@ -15,7 +15,7 @@ from typing import Any
 from docfleet.blob import open_blob_store
 from docfleet.core.errors import RunNotFoundError
 from docfleet.core.models import Run, RunState, Unit, UnitState
-from docfleet.dataset.manifest import RunFiles
+from docfleet.dataset.manifest import RunFiles, part_key
 from docfleet.kernel.finalize import root_problems
 from docfleet.state.base import StateStore
 
@@ -60,10 +60,22 @@ def failed_unit_lines(rows: list[dict[str, Any]], run_id: str) -> list[str]:
     return lines
 
 
+def outputs_present(files: RunFiles, unit_count: int) -> bool:
+    """Whether anything of the run is under ``files``: the part of its first, middle or
+    last unit (three reads, whatever the run's size). False says the outputs are
+    elsewhere or gone, not that they are damaged."""
+    picks = {0, unit_count // 2, max(0, unit_count - 1)}
+    return any(files.exists(part_key(i)) for i in sorted(picks))
+
+
 def run_status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
     """The status of run ``run_id`` as ``status --json`` prints it. ``state`` is
     :data:`INCOMPLETE` (with a ``problem``) for a COMPLETED run whose root manifest under
-    ``out`` is missing or does not match the run. Raises :class:`RunNotFoundError`."""
+    ``out`` is missing or does not match the run; with no root, ``outputs_found`` says
+    whether any of its parts is there (:func:`outputs_present`: if none is, the outputs
+    may simply be elsewhere). ``out``: the output URI read, also in the result and
+    ``out_recorded`` the one the run recorded (``None`` for a run planned before output
+    URIs were recorded). Raises :class:`RunNotFoundError`."""
     run = open_run(store, run_id)
     units = store.units(run_id)
     info = {
@@ -78,11 +90,16 @@ def run_status(store: StateStore, run_id: str, out: str) -> dict[str, Any]:
         "created_at": run.created_at,
         "updated_at": run.updated_at,
         "spend_nano_usd": store.total_spend(run_id),
+        "out": out,
+        "out_recorded": run.spec.out,
     }
     if run.state == RunState.COMPLETED:  # COMPLETED only with a valid root of this run
-        problems = root_problems(store, RunFiles(open_blob_store(out), run_id), run)
+        files = RunFiles(open_blob_store(out), run_id)
+        problems = root_problems(store, files, run)
         if problems is None or problems:
             info["state"] = INCOMPLETE
             info["problem"] = (problems or [f"no root manifest at {out.rstrip('/')}/{run_id}/"
                                             "manifest.json"])[0]
+        if problems is None:
+            info["outputs_found"] = outputs_present(files, run.spec.unit_count)
     return info

@@ -32,7 +32,6 @@ at the client, before any request is sent.
 from __future__ import annotations
 
 import functools
-import json
 import random
 import time
 from collections.abc import Iterable, Iterator
@@ -89,7 +88,7 @@ class DynamoDBCoordination(DynamoDBClient):
         layout = dynamodb_layout(spec.unit_count)
         item = {
             **run_key(spec.run_id),
-            "params": json.dumps(spec.parameters(), sort_keys=True),
+            "params": spec.record(),
             "fingerprint": spec.fingerprint(),
             "max_attempts": spec.max_attempts,
             # where the units live (schemas.DynamoDBLayout): read back by every unit write

@@ -37,7 +37,6 @@ claim and compare-and-set writes at the client, as contention would.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import random
 import time
@@ -97,7 +96,7 @@ class FirestoreCoordination(FirestoreClient):
         from google.api_core import exceptions as gexc
 
         data = {
-            "params": json.dumps(spec.parameters(), sort_keys=True),
+            "params": spec.record(),
             "fingerprint": spec.fingerprint(),
             "max_attempts": spec.max_attempts,
             "unit_count": spec.unit_count,

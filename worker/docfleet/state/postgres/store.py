@@ -49,7 +49,6 @@ appears in :attr:`PostgresStateStore.uri`, logs or errors.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -268,7 +267,7 @@ class PostgresCoordination(PostgresClient):
         return self._run_from_row(row, local) if row else None
 
     def create_run(self, spec: RunSpec, planner: str, now: float) -> CreateResult:
-        params = json.dumps(spec.parameters(), sort_keys=True)
+        params = spec.record()
 
         def body(conn: Any) -> CreateResult:
             won = conn.execute(

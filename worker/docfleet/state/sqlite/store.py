@@ -11,7 +11,6 @@ whole lease (:class:`docfleet.kernel.lease.LeaseWatch`).
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 from typing import Any
@@ -79,7 +78,7 @@ class SQLiteCoordination(SQLiteClient):
                 "INSERT INTO runs (run_id, params, fingerprint, max_attempts, state, planned,"
                 " planner, plan_heartbeat, created_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)",
-                (spec.run_id, json.dumps(spec.parameters(), sort_keys=True), fingerprint,
+                (spec.run_id, spec.record(), fingerprint,
                  spec.max_attempts, RunState.PENDING.value, planner, now, now, now),
             )
             row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (spec.run_id,)).fetchone()
