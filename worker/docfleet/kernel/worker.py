@@ -4,7 +4,6 @@ complete), linger for peers' units, finalize, and exit with a code that names ho
 from __future__ import annotations
 
 import logging
-import math
 import random
 import signal
 import threading
@@ -36,8 +35,9 @@ from docfleet.dataset.shards import shard_bytes
 from docfleet.kernel import pacing
 from docfleet.kernel.claimbatch import BatchSizer, batch_window
 from docfleet.kernel.finalize import finalize_run
-from docfleet.kernel.lease import LeaseKeeper, LeaseWatch
+from docfleet.kernel.lease import LeaseKeeper
 from docfleet.kernel.planner import ensure_planned
+from docfleet.kernel.rescue import LeaseRescuer, designated
 from docfleet.packs.base import DocumentPack, PackSession, pack_context
 from docfleet.state import opcount
 from docfleet.state.base import StateStore
@@ -60,8 +60,6 @@ EXIT_SIGTERM = 143
 #: How often the drain loop re-reads the run's state (pause / cancel), at least; a large
 #: fleet reads it less often (``pacing.FLEET_STATE_CHECKS_PER_SECOND`` for the fleet).
 RUN_STATE_CHECK_SECONDS = 2.0
-#: How often a lingering task looks at the RUNNING units' leases, per lease period.
-WATCHES_PER_LEASE = 3
 #: Consecutive environment faults (this task's output volume full, read-only, refusing
 #: writes) after which the task exits EXIT_STORE so the engine restarts it elsewhere.
 MAX_ENVIRONMENT_FAULTS = 3
@@ -119,8 +117,10 @@ class Worker:
         self._session: PackSession | None = None
         self._state_checked = 0.0
         self._environment_faults = 0
-        self._leases = LeaseWatch(settings.lease_seconds)
-        self._watched = -math.inf  # monotonic time of the last look at the RUNNING units
+        # the lease watch, on its own thread from the plan on (docfleet.kernel.rescue);
+        # ``_wake`` is set when it reclaims a unit, to end an idle wait at once
+        self._rescuer: LeaseRescuer | None = None
+        self._wake = threading.Event()
         self._state_interval = pacing.fleet_interval(
             RUN_STATE_CHECK_SECONDS, identity.count, pacing.FLEET_STATE_CHECKS_PER_SECOND)
         self._hint = 0
@@ -178,9 +178,11 @@ class Worker:
     def run(self) -> int:
         try:
             code = self._run()
+            self._stop_rescuer()
             self._hand_back()
             return code
         finally:
+            self._stop_rescuer()
             if self._session is not None:
                 self._session.close()
 
@@ -196,6 +198,10 @@ class Worker:
             )
         if run is None:
             return self._signal_exit()
+        self._rescuer = LeaseRescuer(
+            self.store, self.spec.run_id, self.spec.max_attempts, self.settings.lease_seconds,
+            designated(self.identity.index, self.identity.count), self.log,
+            on_reclaim=lambda _moved: self._wake.set()).start()
         # the task's share of the index range is where it starts looking; after a claim it
         # looks on just past that unit (wrapping around), so a scan never walks again over
         # the units it took (PostgreSQL: their dead index entries, until a vacuum)
@@ -225,6 +231,8 @@ class Worker:
                 opcount.set_phase("drain")
                 opcount.mark("claim")
                 idle_since = None
+                if self._rescuer is not None:
+                    self._rescuer.busy()
                 backoff.reset()
                 if governor is not None:
                     governor.claimed(clock.now())
@@ -243,32 +251,19 @@ class Worker:
                 if code is not None:
                     return code
                 # the counters ran ahead of the units: linger on them as on a peer's unit
-            # Nothing pending but peers' units are RUNNING: linger, reclaiming leases this
-            # task has seen go unrenewed for a whole lease (by its own clock, never the
-            # writer's), so a fleet heals a dead peer's unit by itself.
+            # Nothing pending but peers' units are RUNNING: linger. The lease watch
+            # (docfleet.kernel.rescue) reclaims a dead peer's unit on its own thread; a
+            # reclaim wakes this wait, and the next claim takes it.
             idle_since = idle_since or time.monotonic()
+            if self._rescuer is not None:
+                self._rescuer.idle(progress[UnitState.RUNNING])
             left = self.settings.linger - (time.monotonic() - idle_since)
             if left < 0:
                 self.log.info("leaving %d running unit(s) to their owners",
                               progress[UnitState.RUNNING], extra={"event": "linger.end"})
                 return EXIT_OK
-            started = telemetry.now_ns()
-            stale = []
-            # the watch needs two looks more than a lease apart, not one per poll: looking
-            # WATCHES_PER_LEASE times a lease bounds its reads (one per RUNNING unit)
-            if time.monotonic() - self._watched >= self.settings.lease_seconds / WATCHES_PER_LEASE:
-                self._watched = time.monotonic()
-                with opcount.phase("watch"):  # counted per look, not per idle poll
-                    opcount.mark("lease_watch")
-                    stale = self._leases.observe(self.store.running_units(self.spec.run_id))
-            reclaimed = self.store.reclaim_stale_units(
-                self.spec.run_id, stale, self.spec.max_attempts, clock.now()
-            ) if stale else 0
-            if reclaimed:
-                telemetry.record_span("docfleet.lease.reclaim", started,
-                                      {"docfleet.lease.reclaimed": reclaimed})
-                self.log.info("reclaimed %d expired unit(s)", reclaimed,
-                              extra={"event": "lease.reclaim", "units": reclaimed})
+            if self._wake.is_set():
+                self._wake.clear()
                 backoff.reset()
                 continue
             wait = min(backoff.next(), left + 0.01)
@@ -299,16 +294,23 @@ class Worker:
     def _idle_wait(self, seconds: float) -> None:
         """Wait ``seconds`` for peers' units, or less: a store that can signal a change
         (``wait_for_work``: PostgreSQL's LISTEN/NOTIFY for returned work, SQLite's
-        ``data_version`` for any peer's commit) wakes the task at once; so does a stop."""
+        ``data_version`` for any peer's commit) wakes the task at once; so do a stop and
+        a unit this task's lease watch reclaimed."""
         wait_for_work = work_waiter(self.store)
-        if wait_for_work is None or self.stop.is_set():
-            self.stop.wait(seconds)
-            return
         deadline = time.monotonic() + seconds
-        # in slices, so SIGTERM ends the wait within half a second
-        while not self.stop.is_set() and (left := deadline - time.monotonic()) > 0:
-            if wait_for_work(self.spec.run_id, min(left, 0.5)):
+        # in slices, so SIGTERM ends the wait within half a second, and so does a unit
+        # the lease watch gave back (``_wake``)
+        while not self.stop.is_set() and not self._wake.is_set() and (
+                left := deadline - time.monotonic()) > 0:
+            if wait_for_work is None:
+                self._wake.wait(min(left, 0.5))
+            elif wait_for_work(self.spec.run_id, min(left, 0.5)):
                 return
+
+    def _stop_rescuer(self) -> None:
+        if self._rescuer is not None:
+            self._rescuer.stop()
+            self._rescuer = None
 
     def _signal_exit(self) -> int:
         return EXIT_SIGINT if self.signal_received == signal.SIGINT else EXIT_SIGTERM
