@@ -1208,7 +1208,7 @@ def environment_fault(stack: Stack, rng: random.Random) -> Result:
     what = rng.choice(["documents/", "golden/", "manifest/unit-"])
     for slot in range(3):
         sup.start(slot, {"DOCFLEET_FAULT_BLOB_PUT": f"fail:{what}"} if slot == bad else None)
-    sup.wait(240)
+    codes = sup.wait(240)
     # the faulty task exits 4 once it met MAX_ENVIRONMENT_FAULTS in a row, or 0 if its
     # peers drained the pool first
     if codes[bad] not in (0, 4) or any(c != 0 for i, c in enumerate(codes) if i != bad):
@@ -1287,7 +1287,7 @@ def fast_clock(stack: Stack, rng: random.Random) -> Result:
     sup.start(1)
     wait_event(sup.tasks[0].log, "unit.claim", 60)
     sup.start(2, {"DOCFLEET_FAULT_CLOCK_SKEW_SECONDS": "60", "DOCFLEET_BENCH_DOC_MS": "20"})
-    sup.wait(240)
+    codes = sup.wait(240)
     if any(c != 0 for c in codes):
         res.problems.append(f"+60 s run: exit codes {codes}")
     a2 = audit(stack, run2, 8, [t.log for t in sup.tasks])
