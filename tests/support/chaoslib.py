@@ -1376,6 +1376,8 @@ def early_kill(stack: Stack, rng: random.Random, tasks: int = 3, max_attempts: i
     extra = {i: u.attempts - 1 for i, u in stored.items() if u.attempts > 1}
     res.notes["extra_attempts"] = extra
     if held is not None:
+        res.notes["killed_unit_extra_attempts"] = extra.get(held.unit, 0)
+    if held is not None:
         if extra.get(held.unit) != 1:
             res.problems.append(f"the killed unit {held.unit} took {extra.get(held.unit, 0)} "
                                 "extra attempt(s), expected 1")
@@ -1383,6 +1385,61 @@ def early_kill(stack: Stack, rng: random.Random, tasks: int = 3, max_attempts: i
         if spurious:
             res.problems.append(f"units {spurious} were charged attempts they never started "
                                 f"({ {i: stored[i].attempts for i in spurious} })")
+    res.recovered = int(not res.problems)
+    res.seconds = time.time() - t0
+    return res
+
+
+def kill_mid_batch(stack: Stack, rng: random.Random, tasks: int = 3) -> Result:
+    """One SIGKILL with ``--max-attempts 1`` (issue 26, item 4): short units (50 ms), so a
+    store that claims in batches (PostgreSQL) holds up to 16 units ahead when the task
+    dies at its third unit or later. Exactly the unit it had started is FAILED (its one
+    attempt spent); every unit it held claimed ahead comes back with no attempt spent
+    and is completed by its peers, which exit 1 naming the one hole."""
+    res = Result("kill-mid-batch", stack.backend)
+    run_id = new_run_id("batch")
+    units = 240
+    env = stack.env(run_id, units, unit_size=1, BENCH_DOC_MS=50,
+                    lease_seconds=EARLY_KILL_LEASE, heartbeat_seconds=2.0,
+                    linger_seconds=2 * EARLY_KILL_LEASE, MAX_ATTEMPTS=1)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, tasks, max_restarts=0)
+    for slot in range(tasks):
+        sup.start(slot)
+    victim = sup.tasks[rng.randrange(tasks)]
+    deadline = time.monotonic() + 120
+    while len(named(events(victim.log), "unit.claim")) < 3 + rng.randrange(3):
+        if time.monotonic() > deadline or victim.proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    sup.kill(victim)
+    killed = time.time()
+    held = in_flight(victim.log, killed)
+    sup.wait(240)
+    res.units, res.kills = units, 1
+    store = open_state_store(stack.state)
+    try:
+        stored = store.units(run_id)
+    finally:
+        store.close()
+    failed = sorted(u.index for u in stored if u.state == UnitState.FAILED)
+    done = sum(u.state == UnitState.DONE for u in stored)
+    res.notes.update(failed=failed, held=held.unit if held else None,
+                     attempts_spent=sum(u.attempts for u in stored))
+    if held is None:
+        # killed between a completion and the next unit's start: nothing was started
+        if failed:
+            res.problems.append(f"no unit was started, yet units {failed} FAILED")
+    elif failed != [held.unit]:
+        res.problems.append(f"FAILED units {failed}, expected exactly the started unit "
+                            f"[{held.unit}]")
+    if done != units - len(failed):
+        res.problems.append(f"{done} DONE units of {units - len(failed)}")
+    survivors = [t.code for t in sup.tasks if t is not victim]
+    if failed and 1 not in survivors:
+        res.problems.append(f"no survivor exited 1 to name the hole: {survivors}")
+    res.merge_audit(audit(stack, run_id, units, [t.log for t in sup.tasks], complete=False))
     res.recovered = int(not res.problems)
     res.seconds = time.time() - t0
     return res
@@ -1403,6 +1460,7 @@ SCENARIOS: dict[str, Callable[[Stack, random.Random], Result]] = {
     "environment-fault": environment_fault,
     "fast-clock": fast_clock,
     "early-kill": early_kill,
+    "kill-mid-batch": kill_mid_batch,
 }
 
 

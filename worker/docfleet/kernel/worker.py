@@ -46,6 +46,7 @@ from docfleet.state.optional import (
     complete_and_claim_next,
     complete_and_claim_units,
     lost_races,
+    start_unit,
     work_waiter,
     write_ramp,
 )
@@ -517,7 +518,9 @@ class Worker:
         now, as a child of the task's span like any claim's. A unit claimed ahead whose
         lease has run down past a heartbeat and half the rest (a batch held up by a slow
         unit) is given back with the rest of its batch, and the batch's finished units
-        are recorded: the task then claims afresh."""
+        are recorded: the task then claims afresh. A unit claimed ahead and not yet
+        charged spends its attempt now (``start_unit``), as its work starts, in the
+        same write that records the batch's units finished so far."""
         if not self._ahead:
             return None
         heartbeat = self.settings.heartbeat
@@ -528,6 +531,21 @@ class Worker:
             self._hand_back()
             return None
         claim, started, attrs, operation = self._ahead.popleft()
+        charged: Claim | None = claim
+        if not claim.charged:
+            # the attempt is spent now, as work starts, in one write with the batch's
+            # finished units (a SIGKILL then fails the unit in flight, and only it)
+            done, self._unrecorded = self._unrecorded, []
+            applied, charged = start_unit(self.store, claim, clock.now(),
+                                          [(c, sha) for c, sha, _ in done])
+            for (finished, _, written), ok in zip(done, applied, strict=True):
+                self._log_completion(finished, ok, written)
+        if charged is None:
+            self.log.warning("unit %d claimed ahead was reclaimed before it started",
+                             claim.unit_index,
+                             extra={"event": "batch.taken", "unit": claim.unit_index})
+            return self._take_next()
+        claim = charged
         if started:
             telemetry.record_span("docfleet.claim", started, {
                 **telemetry.db_attributes(self.store.uri),
