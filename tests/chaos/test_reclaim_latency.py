@@ -19,7 +19,8 @@ import pytest
 from support import chaoslib
 from support.chaoslib import EARLY_KILL_LEASE, RECLAIM_GOAL_S, Stack
 
-pytestmark = pytest.mark.fleet
+#: a bound on time under load: the serial pass (scripts/test runs `timing` tests alone)
+pytestmark = [pytest.mark.fleet, pytest.mark.timing]
 
 #: Allowed on top of the goal for a loaded machine (see the module docstring).
 LOAD_SLACK_S = 5.0

@@ -84,6 +84,7 @@ def test_another_task_looks_only_idle_and_only_over_a_bounded_window() -> None:
     assert not r.due()
 
 
+@pytest.mark.timing
 def test_the_watch_thread_reclaims_a_dead_tasks_unit_within_lease_plus_two_looks(
         tmp_path: Path) -> None:
     """A real SQLite store; a unit claimed by a 'task' that never renews; the watch's
