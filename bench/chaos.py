@@ -78,6 +78,10 @@ def summarize(results: list[Result]) -> dict:
         "failed_rounds": sum(bool(r.problems) for r in results),
         "recover_p50_s": round(pct(recover, 0.5), 2) if recover else None,
         "recover_p99_s": round(pct(recover, 0.99), 2) if recover else None,
+        "recover_max_s": round(max(recover), 2) if recover else None,
+        # early-kill: attempts the killed unit took beyond its first (goal: exactly 1)
+        "killed_unit_extra_attempts": [r.notes["killed_unit_extra_attempts"] for r in results
+                                       if "killed_unit_extra_attempts" in r.notes] or None,
         "seconds": round(sum(r.seconds for r in results), 1),
         "problems": [p for r in results for p in r.problems][:10],
     }

@@ -47,7 +47,7 @@ from rich.table import Table
 from claims import CloudBackends
 from docfleet.core import backends as registry
 from docfleet.core.models import UnitState
-from docfleet.kernel import pacing, worker
+from docfleet.kernel import pacing, rescue, worker
 from docfleet.state import open_state_store
 from docfleet.state.dynamodb.schema import dynamodb_count_shards, dynamodb_layout
 from docfleet.state.firestore.schema import firestore_count_shards
@@ -170,9 +170,13 @@ def summarize(dumps: list[dict[str, Any]], tasks: int, units: int, hold: float, 
     idle_s = sum(t["marks"].get("idle_ms", 0) for t in per_task) / 1000
     drain = _sum([t["phases"].get("drain", zero) for t in per_task])
     plan = _sum([t["phases"].get("plan", zero) for t in per_task])
-    # the lease watch (its own phase since the traffic test counts it per look) is idle
-    # traffic like the polls it comes with
-    idle = _sum([t["phases"].get(ph, zero) for t in per_task for ph in ("idle", "watch")])
+    idle = _sum([t["phases"].get("idle", zero) for t in per_task])
+    # the lease watch runs on its own thread beside the executor (kernel/rescue.py), busy
+    # or idle: its own phase, counted per look and per RUNNING unit a look read
+    watch = _sum([t["phases"].get("watch", zero) for t in per_task])
+    looks = sum(t["marks"].get("lease_watch", 0) for t in per_task)
+    seen = sum(t["marks"].get("watch_units", 0) for t in per_task)
+    watchers = sum(1 for t in per_task if t["marks"].get("lease_watch", 0))
     fin_finish = _sum([t["phases"].get("finish", zero) for t in fin])
     end_others = [t["phases"].get("finish", zero) for t in others]
     work = _sum([drain, fin_finish])
@@ -193,6 +197,12 @@ def summarize(dumps: list[dict[str, Any]], tasks: int, units: int, hold: float, 
         "end_per_task_max": {k: max((r[k] for r in end_others), default=0.0)
                              for k in FIELDS},
         "finalizer_per_unit": _per(fin_finish, units),
+        "watch": {"looks": looks, "units_seen": seen, "tasks_that_looked": watchers,
+                  "per_look": _per(watch, looks),
+                  "read_units_per_unit_seen": round(watch["read_units"] / seen, 3)
+                  if seen else None},
+        # the run's total lease-watch reads (billed read units), as measured
+        "watch_read_units_per_run": round(watch["read_units"], 1),
     }
 
 
@@ -208,6 +218,7 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
       idle      = N * first dry poll + FLEET_IDLE_POLLS_PER_SECOND * per_idle_poll *
                   linger seconds        (the fleet budget holds from the first wait)
       end       = N * end_per_task     (non-finalizers: O(1) each)
+      watch     = the lease watch's looks (:func:`watch_term`): flat in N
     A term is flagged when its per-unit (or per-task) cost grew by more than 1.5x from the
     smallest to the largest measured U (or N), or when it depends on U by design (the
     counter shards below)."""
@@ -257,6 +268,7 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
                          f"{dynamodb_count_shards(TARGET_U)} items at U=1e6")
     n, u = TARGET_N, TARGET_U
     lease, beat, renewals = lease_of(backend)
+    watch, watch_notes = watch_term(ok, lease)
     terms = {
         "work": {k: u * big["per_unit"][k] for k in ("read_units", "write_units")},
         "renew": {k: u * renewals * v for k, v in
@@ -267,6 +279,7 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
         "idle": {k: (n + pacing.FLEET_IDLE_POLLS_PER_SECOND * LINGER_SECONDS) * per_poll[k]
                  for k in ("read_units", "write_units")},
         "end": {k: n * big["end_per_task_max"][k] for k in ("read_units", "write_units")},
+        "watch": watch,
     }
     read_price, write_price = registry.backend(backend).op_prices
     price = {"read": read_price, "write": write_price}
@@ -282,12 +295,62 @@ def model(backend: str, cells: list[dict[str, Any]]) -> dict[str, Any]:
         "total_read_units": round(total_r), "total_write_units": round(total_w),
         "cost_usd": round(cost, 2), "cost_usd_per_million_documents": round(cost * 1e6 / u, 2),
         "flags": flags, "limits": limits,
+        # the run's total lease-watch reads (billed read units), as modelled
+        "watch_read_units_per_run": round(watch["read_units"]), "watch": watch_notes,
         "assumptions": {"unit_seconds": UNIT_SECONDS, "linger_seconds": LINGER_SECONDS,
                         "lease_seconds": round(lease, 1), "heartbeat_seconds": round(beat, 1),
                         "renewals_per_unit": renewals,
                         "fleet_idle_polls_per_s": pacing.FLEET_IDLE_POLLS_PER_SECOND,
                         "prices": price},
     }
+
+
+def watch_term(cells: list[dict[str, Any]], lease: float
+               ) -> tuple[dict[str, float], dict[str, Any]]:
+    """The lease watch's reads over a TARGET_N x TARGET_U run (kernel/rescue.py's rules).
+
+    A look reads every RUNNING unit at ``r`` read units each (the most any cell measured,
+    at least 1 a look: a query's minimum; on an SQL store a look is one query, billed as
+    measured whatever it returns); the fleet runs ``U x UNIT_SECONDS / N`` seconds
+    with N units RUNNING, then a tail of UNIT_SECONDS over which they finish (N/2 on
+    average) and the linger (2 leases, the worker's default) with none.
+
+      designated = WATCHERS x looks every watch_period(lease) x N (then N/2, then 1) x r
+      idle       = N x (linger / (lease / WATCHES_PER_LEASE)) looks x IDLE_WINDOW x r
+                   (an upper bound: an idle task looks only while at most IDLE_WINDOW
+                   units are RUNNING)
+
+    Neither grows faster than N x U / N = U: the total is flat in the fleet's size (per
+    unit: WATCHERS x UNIT_SECONDS / period looks of it). ``previous_rule`` is the rule
+    it replaced, for comparison: every idle task WATCHES_PER_LEASE looks a lease over
+    its linger, each reading the RUNNING units (N/2 on average in the tail): O(N²)."""
+    watched = [c["watch"] for c in cells if c.get("watch", {}).get("looks")]
+    per_item = any(w["per_look"]["items_read"] > 0 for w in watched)
+    r = max((w["read_units_per_unit_seen"] or 0.0 for w in watched), default=1.0)
+    per_look = max((w["per_look"]["read_units"] for w in watched), default=1.0)
+
+    def reads(running: float) -> float:
+        # a store billed per item returned (Firestore, DynamoDB: an upper bound there,
+        # where a small cell's per-request minimum dominates) grows with the units a
+        # look reads; an SQL store's look is one query whatever it returns
+        return max(1.0, running * r) if per_item else per_look
+
+    n, u = TARGET_N, TARGET_U
+    period, idle_period = rescue.watch_period(lease), lease / rescue.WATCHES_PER_LEASE
+    linger = 2 * lease
+    drain_s = u * UNIT_SECONDS / n
+    designated = rescue.WATCHERS * (drain_s / period * reads(n)
+                                    + UNIT_SECONDS / period * reads(n / 2)
+                                    + linger / period * reads(0))
+    idle = n * (linger / idle_period) * reads(rescue.IDLE_WINDOW)
+    previous = n * (linger / idle_period) * reads(n / 2)
+    return ({"read_units": designated + idle, "write_units": 0.0},
+            {"read_units_per_unit_seen": r if per_item else None,
+             "read_units_per_look": None if per_item else per_look, "period_s": round(period, 2),
+             "designated_read_units": round(designated), "idle_read_units": round(idle),
+             "previous_rule_read_units": round(previous), "watchers": rescue.WATCHERS,
+             "idle_window": rescue.IDLE_WINDOW,
+             "reclaim_within_s": round(lease + 2 * period, 1)})
 
 
 def ramp_rows(entry: registry.StateBackend, rate: float, big: dict[str, Any]
@@ -469,9 +532,12 @@ def dynamodb_limits(rate: float, big: dict[str, Any]) -> list[dict[str, Any]]:
         row("hottest pending-index key reads (RCU/s; every claim's reads charged to one "
             "shard)", rate * big["per_claim"]["read_units"], DDB_KEY_RCU),
         row("leases-index reads (RCU/s; the fleet's lease watches, a full 1 MB Scan page "
-            "each)", idle_reads * 128, DDB_KEY_RCU,
-            note="a watch happens only in an idle poll; a page of 1 MB costs 128 "
-                 "eventually consistent read units"),
+            "each)", rescue.WATCHERS / rescue.watch_period(LEASE_SECONDS) * 128,
+            DDB_KEY_RCU,
+            note=f"{rescue.WATCHERS} designated watchers look every "
+                 f"{rescue.watch_period(LEASE_SECONDS):g} s, busy or idle (an idle task "
+                 f"looks only while <= {rescue.IDLE_WINDOW} units run: a small page); a "
+                 "page of 1 MB costs 128 eventually consistent read units"),
         row("pending-index key writes while planning (WCU/s; writes round-robin over "
             "the shards)", plan_items / layout.pending_shards, DDB_KEY_WCU,
             note=f"one planner at {DDB_PLAN_BATCH_SECONDS * 1000:g} ms per 25-item batch"),
@@ -510,7 +576,8 @@ def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
     console.print(table)
     mt = Table(title=f"model: N={TARGET_N:,} tasks, U={TARGET_U:,} units")
     for col in ("backend", "work r/w", "renew r/w", "plan r/w", "idle r/w", "end r/w",
-                "USD/run", "USD per 1M docs", "limits ok", "ramp: full speed / +min", "flags"):
+                "watch r (was)", "USD/run", "USD per 1M docs", "limits ok",
+                "ramp: full speed / +min", "flags"):
         mt.add_column(col, justify="right")
     for m in models:
         if "terms" not in m:
@@ -524,7 +591,9 @@ def show(rows: list[dict[str, Any]], models: list[dict[str, Any]]) -> None:
         governed = next((x for x in m["limits"] if "full_speed_after_minutes" in x), None)
         mt.add_row(m["backend"], rw2(t["work"]), rw2(t.get("renew", {"read_units": 0,
                                                                   "write_units": 0})),
-                   rw2(t["plan"]), rw2(t["idle"]), rw2(t["end"]), f"{m['cost_usd']:.2f}",
+                   rw2(t["plan"]), rw2(t["idle"]), rw2(t["end"]),
+                   f"{m['watch_read_units_per_run']:.3g} "
+                   f"({m['watch']['previous_rule_read_units']:.3g})", f"{m['cost_usd']:.2f}",
                    f"{m['cost_usd_per_million_documents']:.2f}",
                    "yes" if all(x["ok"] for x in binding) else
                    f"no: {sum(not x['ok'] for x in binding)} (below)",

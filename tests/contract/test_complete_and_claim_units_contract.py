@@ -11,7 +11,7 @@ from test_complete_and_claim_contract import drained_by_racers, planned
 
 from docfleet.core.models import UnitState
 from docfleet.state import StateStore
-from docfleet.state.optional import complete_and_claim_units
+from docfleet.state.optional import complete_and_claim_units, start_unit
 
 LEASE = 30.0
 
@@ -22,7 +22,10 @@ def test_a_batch_claims_up_to_want_units_from_the_hint(store: StateStore, run_id
     assert applied == []
     assert [c.unit_index for c in claims] == [2, 3, 4]
     assert len({c.token for c in claims}) == 3 and all(c.token.startswith("w") for c in claims)
-    assert all(c.attempts == 1 for c in claims)
+    # an attempt is spent when work starts (start_unit), never by being claimed ahead
+    started = [start_unit(store, c, 100.5)[1] for c in claims]
+    assert all(c is not None and c.attempts == 1 and c.charged for c in started)
+    assert all(u.attempts == 1 for u in store.units(run_id) if u.index in (2, 3, 4))
     assert all(c.lease_expires_at == pytest.approx(100.0 + LEASE) for c in claims)
     units = {u.index: u for u in store.units(run_id)}
     for c in claims:

@@ -20,7 +20,7 @@ from racers import race
 
 from docfleet.core import clock
 from docfleet.core.errors import ConfigError, StoreUnavailableError
-from docfleet.core.models import RunSpec
+from docfleet.core.models import RunSpec, UnitState
 from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.postgres.store import SCHEMA_VERSION, PostgresStateStore
@@ -449,6 +449,9 @@ def test_a_batch_takes_expired_leases_first_and_fails_a_spent_unit_in_the_same_s
 
     run_id = _planned(store, units=6, max_attempts=2)
     _, (c0, c1, c2) = store.complete_and_claim_units(run_id, [], "w", 0, 3, LEASE, clock.now())
+    _, started = store.start_unit(c1, clock.now())  # claimed ahead, then worked: 1 attempt
+    assert started is not None and started.attempts == 1
+    c1 = started
     past = clock.now() - 1000.0
     lapsed = store.renew_lease(c0, 10.0, past)  # unit 0's lease is over ...
     assert lapsed is not None
@@ -462,7 +465,9 @@ def test_a_batch_takes_expired_leases_first_and_fails_a_spent_unit_in_the_same_s
         run_id, [(c2, "c" * 64)], "y", 4, 3, LEASE, clock.now())
     assert counts.totals()["requests"] == 1, counts.ops
     assert applied == [True]
-    assert [(c.unit_index, c.attempts) for c in claims] == [(1, 2), (4, 1), (5, 1)]
+    # the batch's first claim is charged (worked at once), the rest when they start
+    assert [(c.unit_index, c.attempts, c.charged) for c in claims] == [
+        (1, 2, True), (4, 0, False), (5, 0, False)]
     assert all(c.token.startswith("y#") for c in claims)
     units = store.units(run_id)
     assert units[0].state.value == "FAILED" and "lease expired" in (units[0].last_error or "")
@@ -484,7 +489,8 @@ def test_a_batch_never_reclaims_its_own_lapsed_completions(store: PostgresStateS
     applied, claims = store.complete_and_claim_units(
         run_id, [(c, "a" * 64) for c in mine], "w", 0, 4, LEASE, clock.now())
     assert applied == [True, True]
-    assert [(c.unit_index, c.attempts) for c in claims] == [(2, 1), (3, 1)]
+    assert [(c.unit_index, c.attempts, c.charged) for c in claims] == [
+        (2, 1, True), (3, 0, False)]
     units = store.units(run_id)
     assert [(u.state.value, u.part_sha256) for u in units[:2]] == [("DONE", "a" * 64)] * 2
 
@@ -520,3 +526,46 @@ def test_a_batch_whose_answer_was_lost_counts_what_it_applied_and_claims_once(
     for c in claims:
         assert store.complete_unit(c, "b" * 64, clock.now())
     store.close()
+
+
+def test_a_batch_charges_only_the_unit_it_starts_and_start_unit_the_rest(
+    store: PostgresStateStore,
+) -> None:
+    """Issue 26, item 4: an attempt is spent when work on a unit starts, never by being
+    claimed ahead. Units claimed ahead that expire unstarted come back with no attempt
+    spent (max_attempts 1: PENDING, not FAILED); a unit started and abandoned fails; a
+    finished one was recorded by the next unit's start."""
+    run_id = _planned(store, units=4, max_attempts=1)
+    now = time.time()
+    _, claims = store.complete_and_claim_units(run_id, [], "dead", 0, 4, 0.5, now)
+    assert [c.charged for c in claims] == [True, False, False, False]
+    assert [c.attempts for c in claims] == [1, 0, 0, 0]
+    # the task finishes its first unit and starts its second: one statement records the
+    # completion and spends the second's attempt
+    applied, second = store.start_unit(claims[1], now, [(claims[0], "a" * 64)])
+    assert applied == [True] and second is not None and second.attempts == 1
+    assert second.charged
+    assert store.start_unit(claims[1], now)[1] is not None  # a retry charges once
+    assert {u.index: u.attempts for u in store.units(run_id)} == {0: 1, 1: 1, 2: 0, 3: 0}
+    time.sleep(1.0)  # the task dies: every lease expires (by the database's clock)
+    store.reclaim_expired_units(run_id, 1, time.time())
+    units = {u.index: u for u in store.units(run_id)}
+    assert units[0].state == UnitState.DONE  # finished, recorded with the next start
+    assert units[1].state == UnitState.FAILED  # started and abandoned: its one attempt
+    assert [units[i].state for i in (2, 3)] == [UnitState.PENDING] * 2  # never started
+    assert [units[i].attempts for i in (2, 3)] == [0, 0]
+    assert store.start_unit(claims[2], time.time())[1] is None  # fenced: not its claim
+
+
+def test_giving_back_an_unstarted_unit_claimed_ahead_refunds_nothing(
+    store: PostgresStateStore,
+) -> None:
+    run_id = _planned(store, units=2, max_attempts=3)
+    _, claims = store.complete_and_claim_units(run_id, [], "w", 0, 2, 30.0, time.time())
+    first, ahead = claims
+    assert store.fail_unit(first, "boom", 3, time.time())  # unit 0: 1 attempt spent
+    again = store.claim_next_unit(run_id, "w", 0, 30.0, time.time())
+    assert again is not None and again.unit_index == 0 and again.attempts == 2
+    assert store.release_unit(again, time.time())  # a started unit: its attempt back
+    assert store.release_unit(ahead, time.time())  # unstarted: nothing to give back
+    assert {u.index: u.attempts for u in store.units(run_id)} == {0: 1, 1: 0}

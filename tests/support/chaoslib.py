@@ -1301,6 +1301,150 @@ def fast_clock(stack: Stack, rng: random.Random) -> Result:
     return res
 
 
+#: The early-kill scenario's lease, and the goal it holds the fleet to: a dead task's unit
+#: is claimable again within lease + RECLAIM_GOAL_S of its last renewal (issue 26).
+EARLY_KILL_LEASE, RECLAIM_GOAL_S = 8.0, 10.0
+
+
+def early_kill(stack: Stack, rng: random.Random, tasks: int = 3, max_attempts: int = 3,
+               victim_slot: int | None = None) -> Result:
+    """Kill one task early in a long run (issue 26, items 2 and 4): ``tasks`` workers over
+    ~30 s of 1.6 s units with an 8 s lease; one (a random slot, not restarted) is
+    SIGKILLed at its first unit while its peers are busy with theirs. Its unit must be
+    claimable again (reclaimed to PENDING, or claimed anew) within lease + 10 s of the
+    kill, which is after its last renewal, while the pool still holds PENDING units
+    (the lease watch runs beside the executor, not only in idle tasks); the kill costs
+    exactly one attempt, the started unit's (no unit it claimed ahead loses one), and
+    the run completes. Notes: ``reclaim_s`` (kill to claimable, by the test's clock, the
+    store polled every 0.25 s), ``pending_at_reclaim`` and ``extra_attempts``."""
+    res = Result("early-kill", stack.backend)
+    run_id = new_run_id("early")
+    units, size = 36, 4
+    env = stack.env(run_id, units * size, unit_size=size, BENCH_DOC_MS=400,
+                    lease_seconds=EARLY_KILL_LEASE, heartbeat_seconds=2.0,
+                    linger_seconds=2 * EARLY_KILL_LEASE, MAX_ATTEMPTS=max_attempts)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, tasks, max_restarts=0)
+    for slot in range(tasks):
+        sup.start(slot)
+    victim = sup.tasks[rng.randrange(tasks) if victim_slot is None else victim_slot]
+    wait_event(victim.log, "unit.claim", 120)
+    time.sleep(0.3 + rng.random())
+    sup.kill(victim)
+    killed = time.time()
+    held = in_flight(victim.log, killed)
+    res.units, res.kills = units, 1
+    store = open_state_store(stack.state)
+    reclaimed_at, pending = None, 0
+    try:
+        deadline = time.monotonic() + 120
+        while held is not None and reclaimed_at is None and time.monotonic() < deadline:
+            now_units = store.units(run_id)
+            unit = next(u for u in now_units if u.index == held.unit)
+            if unit.state != UnitState.RUNNING or unit.generation > held.gen:
+                reclaimed_at = time.time()
+                pending = sum(u.state == UnitState.PENDING for u in now_units
+                              if u.index != held.unit)
+                break
+            sup.poll()
+            time.sleep(0.25)
+    finally:
+        store.close()
+    sup.wait(240)
+    if held is None:
+        res.problems.append("the killed task held no unit")
+    elif reclaimed_at is None:
+        res.problems.append(f"unit {held.unit} of the killed task was never reclaimed")
+    else:
+        res.recover_s.append(reclaimed_at - killed)
+        res.notes["reclaim_s"] = round(reclaimed_at - killed, 2)
+        res.notes["pending_at_reclaim"] = pending
+    survivors = [t.code for t in sup.tasks if t is not victim]
+    if survivors != [0] * (tasks - 1):
+        res.problems.append(f"survivors' exit codes {survivors}")
+    phase = audit(stack, run_id, units, [t.log for t in sup.tasks])
+    res.merge_audit(phase)
+    store = open_state_store(stack.state)
+    try:
+        stored = {u.index: u for u in store.units(run_id)}
+    finally:
+        store.close()
+    # a unit's attempts beyond its first: the killed unit's one, and one per lease a live
+    # task lost on a loaded machine (its log names it); nothing for units claimed ahead
+    lost = {e["unit"] for e in phase.evts if e.get("event") in ("lease.lost", "unit.fenced")}
+    extra = {i: u.attempts - 1 for i, u in stored.items() if u.attempts > 1}
+    res.notes["extra_attempts"] = extra
+    if held is not None:
+        res.notes["killed_unit_extra_attempts"] = extra.get(held.unit, 0)
+    if held is not None:
+        if extra.get(held.unit) != 1:
+            res.problems.append(f"the killed unit {held.unit} took {extra.get(held.unit, 0)} "
+                                "extra attempt(s), expected 1")
+        spurious = sorted(i for i in extra if i != held.unit and i not in lost)
+        if spurious:
+            res.problems.append(f"units {spurious} were charged attempts they never started "
+                                f"({ {i: stored[i].attempts for i in spurious} })")
+    res.recovered = int(not res.problems)
+    res.seconds = time.time() - t0
+    return res
+
+
+def kill_mid_batch(stack: Stack, rng: random.Random, tasks: int = 3) -> Result:
+    """One SIGKILL with ``--max-attempts 1`` (issue 26, item 4): short units (50 ms), so a
+    store that claims in batches (PostgreSQL) holds up to 16 units ahead when the task
+    dies at its third unit or later. Exactly the unit it had started is FAILED (its one
+    attempt spent); every unit it held claimed ahead comes back with no attempt spent
+    and is completed by its peers, which exit 1 naming the one hole."""
+    res = Result("kill-mid-batch", stack.backend)
+    run_id = new_run_id("batch")
+    units = 240
+    env = stack.env(run_id, units, unit_size=1, BENCH_DOC_MS=50,
+                    lease_seconds=EARLY_KILL_LEASE, heartbeat_seconds=2.0,
+                    linger_seconds=2 * EARLY_KILL_LEASE, MAX_ATTEMPTS=1)
+    logs = stack.root / run_id
+    t0 = time.time()
+    sup = Supervisor(stack, env, logs, tasks, max_restarts=0)
+    for slot in range(tasks):
+        sup.start(slot)
+    victim = sup.tasks[rng.randrange(tasks)]
+    deadline = time.monotonic() + 120
+    while len(named(events(victim.log), "unit.claim")) < 3 + rng.randrange(3):
+        if time.monotonic() > deadline or victim.proc.poll() is not None:
+            break
+        time.sleep(0.02)
+    sup.kill(victim)
+    killed = time.time()
+    held = in_flight(victim.log, killed)
+    sup.wait(240)
+    res.units, res.kills = units, 1
+    store = open_state_store(stack.state)
+    try:
+        stored = store.units(run_id)
+    finally:
+        store.close()
+    failed = sorted(u.index for u in stored if u.state == UnitState.FAILED)
+    done = sum(u.state == UnitState.DONE for u in stored)
+    res.notes.update(failed=failed, held=held.unit if held else None,
+                     attempts_spent=sum(u.attempts for u in stored))
+    if held is None:
+        # killed between a completion and the next unit's start: nothing was started
+        if failed:
+            res.problems.append(f"no unit was started, yet units {failed} FAILED")
+    elif failed != [held.unit]:
+        res.problems.append(f"FAILED units {failed}, expected exactly the started unit "
+                            f"[{held.unit}]")
+    if done != units - len(failed):
+        res.problems.append(f"{done} DONE units of {units - len(failed)}")
+    survivors = [t.code for t in sup.tasks if t is not victim]
+    if failed and 1 not in survivors:
+        res.problems.append(f"no survivor exited 1 to name the hole: {survivors}")
+    res.merge_audit(audit(stack, run_id, units, [t.log for t in sup.tasks], complete=False))
+    res.recovered = int(not res.problems)
+    res.seconds = time.time() - t0
+    return res
+
+
 SCENARIOS: dict[str, Callable[[Stack, random.Random], Result]] = {
     "storm": storm,
     "kills": kills,
@@ -1315,6 +1459,8 @@ SCENARIOS: dict[str, Callable[[Stack, random.Random], Result]] = {
     "damage-after-completed": damage_after_completed,
     "environment-fault": environment_fault,
     "fast-clock": fast_clock,
+    "early-kill": early_kill,
+    "kill-mid-batch": kill_mid_batch,
 }
 
 

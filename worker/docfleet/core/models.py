@@ -147,6 +147,11 @@ class Claim:
     token: str
     attempts: int
     lease_expires_at: float
+    #: Whether the claim already spent its attempt (``attempts`` counts it). A unit claimed
+    #: ahead in a batch (PostgreSQL) is not charged until work on it starts
+    #: (:func:`docfleet.state.optional.start_unit`): an attempt is spent by starting a
+    #: unit, never by being claimed ahead.
+    charged: bool = True
 
     @property
     def indexes(self) -> range:

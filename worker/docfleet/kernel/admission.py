@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from docfleet.core.errors import ConfigError
-from docfleet.core.models import RunSpec, RunState
-from docfleet.core.outputs import canonical_out, run_out
+from docfleet.core.models import Run, RunSpec, RunState
+from docfleet.core.outputs import canonical_out, run_out, same_out
 from docfleet.core.settings import Settings
+from docfleet.core.uris import redact
 from docfleet.kernel.planner import check_plannable, choose_unit_size
 from docfleet.packs import load_pack
 from docfleet.packs.base import pack_context
@@ -34,6 +35,21 @@ def admit_out(settings: Settings, store: CoordinationStore) -> Settings:
     run_id = require_run_id(settings)
     out = run_out(run_id, settings, store.get_run(run_id))
     return settings if out == settings.out else settings.model_copy(update={"out": out})
+
+
+def writes_where_recorded(run: Run, settings: Settings, log: logging.Logger) -> bool:
+    """Whether this task's output URI (``settings.out``) is the one the planned ``run``
+    recorded (or the run recorded none, or ``--out-moved`` says the outputs are elsewhere
+    now). A peer that planned the run first with another ``--out`` wins: this task says
+    so in one line (``run.out_mismatch``) and writes nothing (the worker exits 2)."""
+    recorded = run.spec.out
+    if recorded is None or settings.out_moved or same_out(recorded, settings.out):
+        return True
+    log.error("run %s keeps its outputs at %s (recorded when it was planned), not "
+              "%s: this task writes nothing; start it with that --out",
+              run.run_id, redact(recorded), redact(settings.out),
+              extra={"event": "run.out_mismatch"})
+    return False
 
 
 def resolve_spec(

@@ -10,7 +10,7 @@ Contracts:
   then every other output, then the state (its marker last).
 - A live run (``force``): the root first, then the state, so that every worker's next
   renewal, claim or state check finds the run gone and stops writing
-  (:meth:`docfleet.kernel.worker.Worker._run_gone`); then, one lease later
+  (:class:`docfleet.kernel.gone.RunGone`); then, one lease later
   (``settle_seconds``), when no worker can still be writing, every output, listed anew.
 - Then the folders left empty are removed (a store with folders: ``HasFolders``).
 """

@@ -44,11 +44,18 @@ class OpCounts:
     #: Write units per partition key (DynamoDB only: ``pk`` of every item written).
     keys: dict[str, float] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    #: A phase of one thread's own (the lease watch's thread: ``watch``), over ``phase``.
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+
+    def current(self) -> str:
+        """The phase of the calling thread: its own (:func:`thread_phase`) or the task's."""
+        own: str | None = getattr(self._local, "phase", None)
+        return own if own is not None else self.phase
 
     def add(self, op: str, *, requests: int = 1, items_read: int = 0, items_written: int = 0,
             read_units: float = 0.0, write_units: float = 0.0) -> None:
         with self._lock:
-            row = self.ops.setdefault(self.phase, {}).setdefault(
+            row = self.ops.setdefault(self.current(), {}).setdefault(
                 op, dict.fromkeys(FIELDS, 0))
             row["requests"] += requests
             row["items_read"] += items_read
@@ -64,7 +71,7 @@ class OpCounts:
     def mark(self, name: str, n: int = 1) -> None:
         """Count an event (an idle poll, a claim) in the current phase."""
         with self._lock:
-            marks = self.marks.setdefault(self.phase, {})
+            marks = self.marks.setdefault(self.current(), {})
             marks[name] = marks.get(name, 0) + n
 
     def set_phase(self, phase: str) -> None:
@@ -130,6 +137,18 @@ def phase(name: str) -> Iterator[None]:
         yield
     finally:
         COUNTS.set_phase(previous)
+
+
+@contextmanager
+def thread_phase(name: str) -> Iterator[None]:
+    """Label the calling thread's operations ``name`` (a background role such as the
+    lease watch), whatever phase the task's main loop is in meanwhile."""
+    previous = getattr(COUNTS._local, "phase", None)
+    COUNTS._local.phase = name
+    try:
+        yield
+    finally:
+        COUNTS._local.phase = previous
 
 
 def move(source: str, target: str) -> None:

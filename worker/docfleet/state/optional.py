@@ -1,8 +1,8 @@
 """The optional members of a state store, beyond the contract (:mod:`docfleet.state.base`):
 what a backend may offer, and what the kernel does when it does not. The kernel reads
 them only through :func:`lost_races`, :func:`work_waiter`, :func:`write_ramp`,
-:func:`complete_and_claim_next`, :func:`claims_in_batches` and
-:func:`complete_and_claim_units`."""
+:func:`complete_and_claim_next`, :func:`claims_in_batches`,
+:func:`complete_and_claim_units` and :func:`start_unit`."""
 
 from __future__ import annotations
 
@@ -122,6 +122,37 @@ class CompletesAndClaimsUnits(Protocol):
         own applied completions and returns the units the lost attempt claimed, never a
         second batch."""
         ...
+
+
+@runtime_checkable
+class StartsUnits(Protocol):
+    """A store whose batch claims leave the units claimed ahead uncharged
+    (``Claim.charged`` false: PostgreSQL); the kernel spends the attempt when work on
+    such a unit starts, and records the batch's finished units in the same write, so a
+    task killed mid-batch costs one attempt, the started unit's, not one per unit it
+    held, and fails no unit it had finished."""
+
+    def start_unit(self, claim: Claim, now: float,
+                   completions: Sequence[tuple[Claim, str]] = ()
+                   ) -> tuple[list[bool], Claim | None]:
+        """In one atomic write: complete each ``(claim, part_sha256)`` of
+        ``completions`` (fenced on its own token, as ``complete_unit``), then spend
+        ``claim``'s attempt (fenced on its token; idempotent: the stored attempts become
+        ``claim.attempts + 1``). Returns the completions applied and the claim, charged,
+        or ``None`` if its unit is no longer this claim's (reclaimed)."""
+        ...
+
+
+def start_unit(store: Any, claim: Claim, now: float,
+               completions: Sequence[tuple[Claim, str]] = ()
+               ) -> tuple[list[bool], Claim | None]:
+    """Work on ``claim``'s unit starts: a claim not yet charged spends its attempt now,
+    with ``completions`` recorded in the same write (``store.start_unit``); a charged
+    claim (every claim on a store without batches) is returned as is, the completions
+    recorded one ``complete_unit`` each."""
+    if not claim.charged and _offers(type(store), StartsUnits):
+        return store.start_unit(claim, now, completions)
+    return [store.complete_unit(c, sha, now) for c, sha in completions], claim
 
 
 def claims_in_batches(store: Any) -> bool:

@@ -52,6 +52,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
@@ -172,14 +173,23 @@ WHERE u.run_id = %(run)s AND u.idx = pick.idx
 RETURNING u.idx, u.start, u.count, u.attempts, u.lease_owner"""
     if not completions:
         return f"{claim}\n{claimed}\n"
+    if completions == "batch":
+        # an attempt is spent when work starts: only the batch's first claim (worked at
+        # once) is charged here; the units claimed ahead are charged by start_unit
+        claim += (",\nranked AS (SELECT idx, k, o, row_number() OVER (ORDER BY k, o) AS r"
+                  " FROM pick)")
+        claimed = (claimed.replace("attempts = u.attempts + 1",
+                                   "attempts = u.attempts + (pick.r = 1)::int")
+                   .replace("FROM pick, t, run", "FROM ranked pick, t, run"))
+        return (f"{claim},\nclaimed AS ({claimed}, pick.k, pick.o, pick.r)\n"
+                "SELECT d.tokens, c.idx, c.start, c.count, c.attempts, c.lease_owner, c.r"
+                " FROM (SELECT array_agg(token) AS tokens FROM done) d"
+                " LEFT JOIN claimed c ON true ORDER BY c.k, c.o\n")
     if completions == "one":
         return (f"{claim},\nclaimed AS ({claimed})\n"
                 "SELECT d.n, c.idx, c.start, c.count, c.attempts, c.lease_owner"
                 " FROM (SELECT count(*) AS n FROM done) d LEFT JOIN claimed c ON true\n")
-    return (f"{claim},\nclaimed AS ({claimed}, pick.k, pick.o)\n"
-            "SELECT d.tokens, c.idx, c.start, c.count, c.attempts, c.lease_owner"
-            " FROM (SELECT array_agg(token) AS tokens FROM done) d"
-            " LEFT JOIN claimed c ON true ORDER BY c.k, c.o\n")
+    raise ValueError(f"unknown claim statement {completions!r}")
 
 
 _CLAIM_SQL = _claim_statement()
@@ -230,6 +240,16 @@ _TOKEN = re.compile(r"^(.*)#u\d+\.g(\d+)$")
 
 _FENCE = (" WHERE run_id = %(run)s AND idx = %(idx)s AND state = 'RUNNING'"
           " AND lease_owner = %(token)s")
+
+#: start_unit: a batch's finished units recorded and the next unit's attempt spent.
+_START_SQL = f"""
+WITH done AS (UPDATE units u SET {_complete_set('c.sha')}
+    FROM unnest(%(idxs)s::int[], %(tokens)s::text[], %(shas)s::text[]) AS c(idx, token, sha)
+    WHERE u.run_id = %(run)s AND u.idx = ANY(%(idxs)s::int[]) AND u.idx = c.idx
+      AND u.state = 'RUNNING' AND u.lease_owner = c.token RETURNING c.token),
+started AS (UPDATE units SET attempts = %(charged)s{_FENCE} RETURNING idx)
+SELECT (SELECT array_agg(token) FROM done), (SELECT count(*) FROM started)
+"""
 
 # Times read back are shifted to the caller's clock: column - db now (+ local, in Python).
 _RUN_SELECT = f"""
@@ -483,8 +503,49 @@ class PostgresCoordination(PostgresClient):
 
         applied, rows = self._run("complete_and_claim_units", body)
         expires = now + lease_seconds
-        claims = [_claim_from_row(run_id, row, expires) for row in rows]
-        return applied, [c for c in claims if c is not None]
+        claims = []
+        for row in rows:
+            claim = _claim_from_row(run_id, row[:5], expires)
+            if claim is not None:
+                # the statement says which claim it charged (the first); a lost answer's
+                # claims found on the retry are all taken as uncharged: start_unit may
+                # then charge the first twice (rare: only after a lost answer), never none
+                claims.append(replace(claim, charged=len(row) > 5 and row[5] == 1))
+        return applied, claims
+
+    def start_unit(self, claim: Claim, now: float,
+                   completions: Sequence[tuple[Claim, str]] = ()
+                   ) -> tuple[list[bool], Claim | None]:
+        """Spend the attempt of a unit claimed ahead (``claim.charged`` false) as work on
+        it starts, and record the batch's finished units ``completions``, in ONE
+        statement: each completion fenced on its own token, the start fenced on
+        ``claim``'s with ``attempts = claim.attempts + 1`` (so a retry after a lost answer
+        charges once; its completions are found as ``complete_unit`` finds them). The
+        claim, charged, or ``None`` if its unit is no longer this claim's. See
+        :class:`docfleet.state.optional.StartsUnits`."""
+        done = list(completions)
+        tokens = [c.token for c, _ in done]
+        charged = claim.attempts + (0 if claim.charged else 1)
+        params = {"run": claim.run_id, "idx": claim.unit_index, "token": claim.token,
+                  "charged": charged, "now": self._at(now),
+                  "idxs": [c.unit_index for c, _ in done], "tokens": tokens,
+                  "shas": [sha for _, sha in done]}
+        tried: list[bool] = []
+
+        def body(conn: Any) -> tuple[list[bool], bool]:
+            retry = bool(tried)
+            tried.append(True)
+            hit, started = conn.execute(_START_SQL, params).fetchone()
+            applied = _first_of(tokens, hit or [])
+            if retry and not all(applied):  # a lost answer's completions applied then
+                before = self._completed_by(conn, [d for d, ok in zip(done, applied,
+                                                                       strict=True) if not ok])
+                it = iter(before)
+                applied = [ok or next(it) for ok in applied]
+            return applied, started == 1
+
+        applied, started = self._run("start_unit", body)
+        return applied, (replace(claim, attempts=charged, charged=True) if started else None)
 
     def complete_and_claim_next(self, claim: Claim, part_sha256: str, owner: str, hint: int,
                                 lease_seconds: float, now: float
@@ -530,9 +591,12 @@ class PostgresCoordination(PostgresClient):
         )
 
     def release_unit(self, claim: Claim, now: float) -> bool:
+        # a unit claimed ahead and never started spent no attempt: nothing to give back
+        attempts = (rules.sql_released_attempts("attempts", "GREATEST") if claim.charged
+                    else "attempts")
         return self._fenced(
             "release_unit", claim,
-            f"state = 'PENDING', attempts = {rules.sql_released_attempts('attempts', 'GREATEST')},"
+            f"state = 'PENDING', attempts = {attempts},"
             " lease_owner = NULL, lease_expires_at = NULL, lease_deadline = NULL",
             {}, notify="true",
         )
