@@ -6,6 +6,8 @@ the same sitting; prints tables and writes ``bench/results/documents.json``.
 
     python bench/documents.py                           # defaults: 30 and 150 PDFs
     python bench/documents.py --modes pdf-clean --packs receipt,bank_statement --tasks 1
+    python bench/documents.py --modes '' --floor '' --tasks 1 \
+        --packs receipt:content=1,receipt:content=2 --out bench/results/documents-content.json
     python bench/documents.py --small 20 --large 60 --chromium default,/usr/bin/chromium
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
         --out bench/results/documents-base.json         # the same bench on other code
@@ -200,12 +202,15 @@ def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None,
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
         if chromium:
             env["DOCFLEET_CHROMIUM_PATH"] = chromium
-        run_id = f"bench-{pack}-{mode}-{tasks}"
+        name, _, extra = pack.partition(":")  # receipt:content=1 -> --option content=1
+        run_id = f"bench-{name}-{mode}-{tasks}"
         cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", run_id,
                "--total", str(docs), "--tasks", str(tasks), "--state",
                f"sqlite:///{tmp}/state.db", "--out", f"file://{tmp}/out", *MODES[mode]]
-        if pack != "invoice":  # the default pack: its command line as before
-            cmd += ["--pack", pack]
+        if name != "invoice":  # the default pack: its command line as before
+            cmd += ["--pack", name]
+        for option in filter(None, extra.split(";")):
+            cmd += ["--option", option]
         t0 = time.perf_counter()
         result, cpu = meter.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
         seconds = time.perf_counter() - t0
@@ -295,7 +300,8 @@ def main() -> None:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--packs", default=",".join(PACKS),
                         help="packs measured as clean PDFs, one row each ('' to skip); the "
-                             "invoice's row reuses its pdf-clean mode when that ran")
+                             "invoice's row reuses its pdf-clean mode when that ran; "
+                             "PACK:KEY=VALUE;KEY=VALUE adds pack options (receipt:content=1)")
     parser.add_argument("--chromium", default="default",
                         help="comma list of DOCFLEET_CHROMIUM_PATH values for the fleet "
                              "runs; 'default' leaves it unset (the settings' default)")
@@ -334,7 +340,7 @@ def main() -> None:
     per_pack: list[dict[str, Any]] = []
     tasks = [int(t) for t in args.tasks.split(",")]
     packs = [p for p in args.packs.split(",") if p]
-    unknown = sorted(set(packs) - set(PACKS))
+    unknown = sorted({p.partition(":")[0] for p in packs} - set(PACKS))
     if unknown:
         raise SystemExit(f"--packs: unknown pack {', '.join(unknown)} (use {', '.join(PACKS)})")
     for chromium in args.chromium.split(","):

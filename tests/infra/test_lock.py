@@ -15,6 +15,8 @@ from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from support.needs import require
+
 REFRESH = "the lock is stale: run scripts/lock (and commit lock/) after changing dependencies"
 
 
@@ -97,8 +99,8 @@ def test_one_resolution_across_the_views() -> None:
 def test_the_dev_venv_is_the_lock() -> None:
     """scripts/setup-dev installs lock/dev.txt (CI runs in that venv): every pin that
     applies here is the installed version."""
-    if not sys.prefix.startswith(str(REPO / ".venv")):
-        pytest.skip("not running in this checkout's .venv (scripts/setup-dev)")
+    require(sys.prefix.startswith(str(REPO / ".venv")),
+            "this checkout's .venv (scripts/setup-dev; scripts/test runs the suite in it)")
     env = default_environment()
     # the build backend is locked for the image's no-isolation build; uv builds the
     # editable install in an isolated environment of its own

@@ -9,11 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from docfleet.packs.bank_statement.records import BankStatement, Transaction
+from docfleet.packs.bank_statement.vocabulary import VARIANTS
 from docfleet.packs.sdk.fields import money_field, text_field
 from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction
 from docfleet.packs.sdk.pages import Archetype, paginate
 from docfleet.packs.sdk.style import FORM, MONO, PALETTES, SANS, SERIF
 from docfleet.packs.sdk.text import labels_for
+from docfleet.packs.sdk.variation import date_style, money_style, vary_words
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -145,6 +147,10 @@ def build_context(s: BankStatement) -> dict[str, Any]:
     primary, secondary = style.choice(PALETTES)
     width, height = page_size(s)
     L = labels_for(LABELS, jur.language)
+    if s.content >= 2:  # a drawn convention, from a stream of its own
+        vary = random.Random(s.style_seed ^ 0x1D0C)
+        L = vary_words(L, VARIANTS.get(jur.language, {}), vary)
+        jur, _ = money_style(date_style(jur, vary), vary)
     country = s.locale.rsplit("-", 1)[-1]
     if s.iban is None and country in ROUTING_LABELS \
             and L["routing_number"] == LABELS["en"]["routing_number"]:

@@ -72,3 +72,5 @@ class BankStatementPack(TemplatedPack):
     archetypes = tuple(BS_ARCHETYPES)
     steps = BankStatementSteps()
     max_lines = MAX_TRANSACTIONS
+    #: 1: one convention; 2: each document's words, money and dates drawn
+    content_versions = (1, 2)

@@ -62,6 +62,7 @@ class BankStatement:
     total_debits: Decimal  # positive
     closing_balance: Decimal
     style_seed: int
+    content: int = 1  # the run's content version (2: a drawn style, sdk.variation)
 
     def __post_init__(self) -> None:
         reconcile(self)

@@ -137,4 +137,5 @@ class BankStatementSource:
             routing_number=account.routing, account_number=account.number,
             opening_balance=opening, transactions=tuple(txs), total_credits=credits,
             total_debits=debits, closing_balance=balances[-1], style_seed=rng.getrandbits(32),
+            content=self.options.content,
         )

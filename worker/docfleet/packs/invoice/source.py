@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from decimal import Decimal
+from itertools import accumulate
 from typing import Any
 
 from docfleet.core.seeding import document_rng, document_seed
@@ -69,6 +70,26 @@ def _invoice_number(rng: random.Random, issue: dt.date) -> str:
     if style == 2:
         return f"RE-{digits(rng, 5)}"
     return f"{rng.randint(1000, 99999)}"
+
+
+#: content 2: sellers per run and locale, drawn with weight ``1 / (k + 1) ** SELLER_SKEW``
+SELLER_POOL = 500
+SELLER_SKEW = 0.8
+_SELLER_WEIGHTS = list(accumulate(1 / (k + 1) ** SELLER_SKEW for k in range(SELLER_POOL)))
+
+
+def pooled_seller(run_id: str, jur: Jurisdiction, index: int
+                  ) -> tuple[Party, str | None, str | None]:
+    """Document ``index``'s seller from the run's pool for the locale (seller *k* is the
+    same company, tax number and bank account on every invoice it issues; the first few
+    issue many, the tail one each): (party, second registration number, US state)."""
+    k = random.Random(f"{run_id}:{index}:seller").choices(range(SELLER_POOL),
+                                                         cum_weights=_SELLER_WEIGHTS)[0]
+    srng = random.Random(f"{run_id}:{jur.locale}:seller:{k}")
+    fake = seeded_faker(srng, jur)
+    state = srng.choice(sorted(US_STATE_RATES)) if jur.locale == "en-US" else None
+    seller, registration = party(srng, fake, jur, seller=True, state=state)
+    return seller, registration, state
 
 
 def _account(rng: random.Random, total: Decimal, currency: str) -> dict[str, Any]:
@@ -143,6 +164,8 @@ class InvoiceSource:
         fake = seeded_faker(rng, jur)
         state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
         seller, registration = party(rng, fake, jur, seller=True, state=state)
+        if opts.content >= 2:  # real sellers issue many invoices: a per-run long tail
+            seller, registration, state = pooled_seller(run_id, jur, index)
         buyer_state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
         buyer, _ = party(rng, fake, jur, seller=False, state=buyer_state)
         rates = dict(jur.rates)

@@ -7,11 +7,13 @@ import random
 from typing import Any
 
 from docfleet.packs.purchase_order.records import OrderLine, PurchaseOrder
+from docfleet.packs.purchase_order.vocabulary import VARIANTS
 from docfleet.packs.sdk.fields import money_field, party_fields, text_field, unit_price_text
 from docfleet.packs.sdk.locales import JURISDICTIONS, canonical
 from docfleet.packs.sdk.pages import Archetype, Page, paginate
 from docfleet.packs.sdk.style import FORM, PALETTES, SANS, SERIF
 from docfleet.packs.sdk.text import labels_for
+from docfleet.packs.sdk.variation import date_style, money_style, vary_words
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -134,6 +136,10 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
     long_dates = style.random() < 0.4
     width, height = page_size(po)
     L = labels_for(LABELS, jur.language)
+    if po.content >= 2:  # a drawn convention, from a stream of its own
+        vary = random.Random(po.style_seed ^ 0x1D0C)
+        L = vary_words(L, VARIANTS.get(jur.language, {}), vary)
+        jur, _ = money_style(date_style(jur, vary), vary, (5, 2, 3))
     lines = [_line(po, item) for item in po.lines]
     ranges = line_pages(po)
     pages = [Page(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)

@@ -73,3 +73,5 @@ class PurchaseOrderPack(TemplatedPack):
     archetypes = tuple(PO_ARCHETYPES)
     steps = PurchaseOrderSteps()
     max_lines = MAX_LINES
+    #: 1: one convention; 2: each document's words, money and dates drawn
+    content_versions = (1, 2)

@@ -69,6 +69,7 @@ class PurchaseOrder:
     tax_total: Decimal
     total: Decimal
     style_seed: int
+    content: int = 1  # the run's content version (2: a drawn style, sdk.variation)
 
     def __post_init__(self) -> None:
         reconcile(self)

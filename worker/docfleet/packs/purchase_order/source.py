@@ -108,4 +108,5 @@ class PurchaseOrderSource:
             payment_days=rng.choice((14, 30, 30, 45, 60, 90)), product_line=product_line.key,
             lines=items, taxes=taxes, subtotal=subtotal, tax_total=tax_total,
             total=subtotal + tax_total, style_seed=rng.getrandbits(32),
+            content=self.options.content,
         )
