@@ -49,16 +49,19 @@ def _fleet(server: emulators.PostgresServer, tmp_path: Path, run_id: str,
     return _commits(server) - before, evts
 
 
-def test_short_units_are_recorded_in_batches_with_far_fewer_commits(
+def test_batched_claims_cost_no_more_commits_than_one_at_a_time(
         postgres_server: emulators.PostgresServer, tmp_path: Path, run_id: str) -> None:
     batched, evts = _fleet(postgres_server, tmp_path / "batched", run_id)
     assert len(named(evts, "unit.done")) == UNITS
     single, _ = _fleet(postgres_server, tmp_path / "single", run_id + "-1",
                        claim_batch_seconds=0)
-    # one unit at a time is a commit per unit (its completion claims the next); batches
-    # of up to 16 units share one
+    # one unit at a time is a commit per unit (its completion claims the next). A batch
+    # claims up to 16 units in one statement, but since an attempt is spent when work on
+    # a unit starts (issue 26 item 4: start_unit, which also records the batch's finished
+    # units) it too commits about once per unit: batches no longer save commits, and
+    # must not cost more than a small margin (the claim statements themselves)
     assert single >= UNITS
-    assert batched < single / 3, (batched, single)
+    assert batched <= single * 1.3 + 20, (batched, single)
 
 
 def test_a_task_stopped_mid_batch_hands_its_units_back_at_once(
