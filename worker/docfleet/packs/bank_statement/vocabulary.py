@@ -5,6 +5,8 @@ per document."""
 
 from __future__ import annotations
 
+from docfleet.packs.sdk.variation import PAGE_WORDS
+
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "note": ("Please check this statement and tell us of any discrepancy within 30 days.",
@@ -14,8 +16,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "Report any error to your branch promptly.",
                  "Questions? Call us or visit your branch.",
                  "Deposits are protected up to the legal limit."),
-        "page": ("Page", "Pg.", "p.", "Sheet", "Page no."),
-        "of": ("of", "/"),
         "statement_number": ("Statement no.", "Statement number", "Statement #", "No.",
                              "Sheet no.", "Statement", "Ref.", "Reference", "Document no.",
                              "Statement ref.", "Page set", "Stmt no.", "Statement ID"),
@@ -35,8 +35,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "Pour toute question, contactez votre conseiller.",
                  "Vérifiez ce relevé dès réception.",
                  "Document à conserver sans limitation de durée."),
-        "page": ("Page", "P.", "Feuillet", "Pg", "Folio"),
-        "of": ("sur", "/", "de"),
         "statement_number": ("Relevé n°", "N° de relevé", "Relevé", "Numéro", "N°",
                              "Extrait n°", "Réf.", "Référence", "Relevé numéro", "Extrait",
                              "N° d'extrait", "Document n°", "Feuillet n°"),
@@ -55,8 +53,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "Fragen? Ihre Filiale hilft gern.",
                  "Bitte prüfen Sie die Buchungen.",
                  "Einwendungen bitte binnen 6 Wochen."),
-        "page": ("Seite", "S.", "Blatt", "Seite Nr.", "Bl."),
-        "of": ("von", "/"),
         "statement_number": ("Auszug Nr.", "Kontoauszug Nr.", "Auszugsnummer", "Nr.",
                              "Auszug", "Blatt", "Kontoauszug", "Auszug-Nr.", "Referenz",
                              "Belegnr.", "Auszugs-Nr.", "Dokument-Nr.", "Blatt-Nr."),
@@ -74,7 +70,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "ご不明な点は窓口までお問い合わせください。",
                  "お心当たりのないお取引はお申し出ください。",
                  "内容をご確認ください。"),
-        "page": ("ページ", "頁", "P.", "No.", "Page", "枚目"),
         "statement_number": ("明細番号", "番号", "No.", "通知番号", "明細書番号", "発行番号",
                              "照会番号", "管理番号", "明細No.", "お取引明細番号", "書類番号",
                              "明細No", "整理番号"),
@@ -91,8 +86,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "للاستفسار يرجى التواصل مع الفرع.",
                  "يرجى إبلاغنا بأي عملية غير معروفة.",
                  "يرجى مراجعة العمليات بعناية."),
-        "page": ("صفحة Page", "صفحة", "Page", "ص"),
-        "of": ("/", "من"),
         "statement_number": ("رقم الكشف", "كشف رقم", "Statement No.", "الرقم", "رقم",
                              "المرجع", "رقم المستند", "No.", "رقم كشف الحساب", "Ref.",
                              "الرقم المرجعي", "رقم الصفحة", "كشف"),
@@ -106,3 +99,5 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                             "الرصيد الدائن"),
     },
 }
+for _lang, _words in PAGE_WORDS.items():  # the page numbers, shared
+    VARIANTS.setdefault(_lang, {}).update(_words)

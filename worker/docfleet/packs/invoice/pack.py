@@ -13,11 +13,10 @@ seller_registration (the French SIRET), tagline, payment_terms and note (catalog
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from docfleet.packs.base import GoldenTables, PackContext
+from docfleet.packs.base import PackContext
 from docfleet.packs.invoice.archetypes import ARCHETYPE_SPECS
 from docfleet.packs.invoice.context import build_context, line_pages, page_size
 from docfleet.packs.invoice.options import (
@@ -108,14 +107,13 @@ class InvoicePack(TemplatedPack):
     def parse(self, options: Mapping[str, Any]) -> InvoiceOptions:
         return parse_options(options)
 
-    def tables(self, options: Mapping[str, Any]) -> GoldenTables:
-        """The golden tables; content 2's ``invoices`` adds the account summary."""
-        tables = super().tables(options)
-        if self.parse(options).content < 2:
-            return tables
+    def content_tables(self, content: int) -> dict[str, pa.Schema]:
+        """Content 2's ``invoices`` adds the account summary and instalment columns."""
+        if content < 2:
+            return {}
         from docfleet.packs.invoice.schema import INVOICES_V2  # lazy: start-up
 
-        return dataclasses.replace(tables, schemas={**tables.schemas, "invoices": INVOICES_V2})
+        return {"invoices": INVOICES_V2}
 
     def describe(self) -> dict[str, Any]:
         """What the dataset card prints: column meanings and the tokenisation rule."""

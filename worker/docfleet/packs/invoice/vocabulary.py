@@ -5,6 +5,8 @@ draws one per key per document."""
 
 from __future__ import annotations
 
+from docfleet.packs.sdk.variation import PAGE_WORDS
+
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "instalment": ("Instalment", "Installment", "Payment no.", "Instalment no."),
@@ -19,8 +21,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                               "Total payments"),
         "account_balance": ("Total outstanding", "Account balance", "Total balance due",
                             "New balance", "Total amount owing"),
-        "page": ("Page", "Pg.", "p.", "Sheet", "Page no."),
-        "of": ("of", "/"),
         "terms": ("Payment due within {days} days of the invoice date.", "Net {days}.",
                   "Terms: {days} days net.", "Please pay within {days} days.",
                   "Payment terms: net {days} days from invoice date.",
@@ -57,8 +57,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "payments_received": ("Règlements reçus", "Paiements reçus", "Déjà réglé"),
         "account_balance": ("Total restant dû", "Solde du compte", "Nouveau solde",
                             "Total dû sur compte"),
-        "page": ("Page", "P.", "Feuillet", "Pg", "Folio"),
-        "of": ("sur", "/", "de"),
         "terms": ("Paiement à {days} jours à compter de la date de facture.",
                   "Règlement à {days} jours.", "Conditions : {days} jours net.",
                   "Payable sous {days} jours.", "Échéance : {days} jours date de facture.",
@@ -96,8 +94,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "payments_received": ("Zahlungseingänge", "Bereits bezahlt", "Erhaltene Zahlungen"),
         "account_balance": ("Offener Gesamtbetrag", "Neuer Saldo", "Kontostand gesamt",
                             "Gesamt offen"),
-        "page": ("Seite", "S.", "Blatt", "Seite Nr.", "Bl."),
-        "of": ("von", "/"),
         "terms": ("Zahlbar innerhalb von {days} Tagen ab Rechnungsdatum.",
                   "Zahlbar in {days} Tagen netto.", "Zahlungsziel: {days} Tage.",
                   "Bitte überweisen Sie den Betrag innerhalb von {days} Tagen.",
@@ -136,7 +132,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "previous_balance": ("前回ご請求額", "前月繰越", "前回残高"),
         "payments_received": ("ご入金額", "入金済額", "お支払済額"),
         "account_balance": ("ご請求残高合計", "差引ご請求額", "今回ご請求残高", "残高合計"),
-        "page": ("ページ", "頁", "P.", "No.", "Page", "枚目"),
         "terms": ("請求日から{days}日以内にお支払いください。", "お支払期限：請求日より{days}日",  # noqa: RUF001
                   "{days}日以内にお振込みください。", "支払条件：{days}日後払い",  # noqa: RUF001
                   "恐れ入りますが{days}日以内にお支払いをお願いいたします。"),
@@ -163,8 +158,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
         "previous_balance": ("الرصيد السابق", "رصيد مرحل", "Previous Balance"),
         "payments_received": ("المدفوعات المستلمة", "المسدد", "Payments"),
         "account_balance": ("إجمالي المستحق", "الرصيد الجديد", "إجمالي الرصيد المستحق"),
-        "page": ("صفحة Page", "صفحة", "Page", "ص"),
-        "of": ("/", "من"),
         "terms": ("يستحق الدفع خلال {days} يوم من تاريخ الفاتورة.",
                   "مدة السداد {days} يوما.", "يرجى السداد خلال {days} يوم.",
                   "شروط الدفع: {days} يوم من تاريخ الإصدار.",
@@ -187,3 +180,5 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                    "شكرا لكم"),
     },
 }
+for _lang, _words in PAGE_WORDS.items():  # the page numbers, shared
+    VARIANTS.setdefault(_lang, {}).update(_words)

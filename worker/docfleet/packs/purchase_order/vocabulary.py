@@ -5,6 +5,8 @@ document."""
 
 from __future__ import annotations
 
+from docfleet.packs.sdk.variation import PAGE_WORDS
+
 VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
     "en": {
         "note": ("Please quote the PO number on every invoice and delivery note.",
@@ -14,8 +16,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "Invoices without a PO number will be returned.",
                  "Goods must match the agreed specification.",
                  "Send invoices to accounts payable."),
-        "page": ("Page", "Pg.", "p.", "Sheet", "Page no."),
-        "of": ("of", "/"),
         "po_number": ("PO number", "PO #", "P.O. No.", "Order no.", "Purchase order no.",
                       "Order number", "PO No.", "Order #", "Reference", "Our order no.",
                       "PO ref.", "Purchase order #", "Order ref."),
@@ -32,8 +32,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "Livraison à l'adresse ci-dessus.",
                  "Toute facture sans numéro de commande sera retournée.",
                  "Rappeler la référence sur la facture."),
-        "page": ("Page", "P.", "Feuillet", "Pg", "Folio"),
-        "of": ("sur", "/", "de"),
         "po_number": ("N° de commande", "Commande n°", "Bon de commande n°", "N° commande",
                       "Réf. commande", "Numéro de commande", "Commande", "N° BC", "Référence",
                       "Notre commande n°", "Bon n°", "BC n°", "Réf."),
@@ -50,8 +48,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "Lieferung an die oben genannte Adresse.",
                  "Rechnungen ohne Bestellnummer werden zurückgesandt.",
                  "Bitte Auftragsbestätigung senden."),
-        "page": ("Seite", "S.", "Blatt", "Seite Nr.", "Bl."),
-        "of": ("von", "/"),
         "po_number": ("Bestellnr.", "Bestellnummer", "Bestellung Nr.", "Best.-Nr.",
                       "Auftragsnr.", "Bestell-Nr.", "Unsere Bestellnr.", "Nr.", "Referenz",
                       "Bestellung", "Auftrag", "Belegnr.", "Bestellreferenz"),
@@ -68,7 +64,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "納期厳守でお願いいたします。",
                  "上記住所へ納品してください。",
                  "ご不明な点はご連絡ください。"),
-        "page": ("ページ", "頁", "P.", "No.", "Page", "枚目"),
         "po_number": ("注文番号", "発注番号", "注文書番号", "発注No.", "注文No.", "番号", "No.",
                       "発注書番号", "管理番号", "伝票番号", "注文書No", "発注No", "整理番号"),
         "issue_date": ("注文日", "発注日", "日付", "発行日", "作成日", "注文年月日", "発注年月日",
@@ -83,8 +78,6 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                  "التسليم على العنوان أعلاه.",
                  "يرجى الالتزام بموعد التسليم.",
                  "الفواتير بدون رقم الطلب لن تقبل."),
-        "page": ("صفحة Page", "صفحة", "Page", "ص"),
-        "of": ("/", "من"),
         "po_number": ("رقم أمر الشراء PO Number", "رقم أمر الشراء", "PO Number", "أمر شراء رقم",
                       "رقم الطلب", "رقم الطلبية", "المرجع", "رقم", "PO No.", "رقم المستند",
                       "الرقم المرجعي", "طلب رقم", "Order No."),
@@ -96,3 +89,5 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
                   "إجمالي أمر الشراء", "المبلغ الكلي", "الإجمالي Total", "إجمالي القيمة"),
     },
 }
+for _lang, _words in PAGE_WORDS.items():  # the page numbers, shared
+    VARIANTS.setdefault(_lang, {}).update(_words)

@@ -14,7 +14,7 @@ import random
 from decimal import Decimal
 from typing import Any
 
-from docfleet.packs.receipt.layouts import ReceiptLayout
+from docfleet.packs.receipt.layouts import ITEM_TABLE_COLUMNS, ReceiptLayout
 from docfleet.packs.receipt.pieces import Piece, Row, f, head, lab, row, txt, width
 from docfleet.packs.receipt.records import Receipt
 from docfleet.packs.receipt.variation import (
@@ -185,8 +185,9 @@ class Printer:
                   for c in range(3)]
         code_w = 2 if codes else 0
         # the source fitted names to ITEM_TABLE_COLUMNS less than the row
-        cols = [0, 1, 2] if sum(widths) + code_w + 3 <= 25 else [0, 2]
-        table = "item_table" in s.show and sum(widths[c] + 1 for c in cols) + code_w <= 25
+        budget = ITEM_TABLE_COLUMNS
+        cols = [0, 1, 2] if sum(widths) + code_w + 3 <= budget else [0, 2]
+        table = "item_table" in s.show and sum(widths[c] + 1 for c in cols) + code_w <= budget
         out: list[Row] = []
         if table:
             out.append(row([{**heads[0], "w": widths[0]}, self.column("item_name", "col_name")],

@@ -181,9 +181,10 @@ def blocks(r: Receipt) -> list[list[Row]]:
     return [top, info, items, totals, pay, foot]
 
 
-def page_height(r: Receipt) -> int:
+def page_height(r: Receipt, bs: list[list[Row]] | None = None) -> int:
+    """The page height in CSS px (``bs``: ``r``'s blocks, if already built)."""
     layout = RECEIPT_LAYOUTS[r.archetype]
-    bs = blocks(r)
+    bs = blocks(r) if bs is None else bs
     units = sum(row["units"] for b in bs for row in b)
     return (layout.pad_top + layout.logo + units * layout.line + (len(bs) - 1) * layout.rule
             + layout.barcode + layout.pad_bottom)
@@ -193,7 +194,8 @@ def build_context(r: Receipt) -> dict[str, Any]:
     layout = RECEIPT_LAYOUTS[r.archetype]
     style = random.Random(r.style_seed)
     primary, secondary = style.choice(PALETTES)
-    height = page_height(r)
+    bs = blocks(r)
+    height = page_height(r, bs)
     return {
         "v2": r.content >= 2,
         "lang": JURISDICTIONS[r.locale].language,
@@ -208,7 +210,7 @@ def build_context(r: Receipt) -> dict[str, Any]:
         if layout.logo else "",
         "accent": primary if layout.name in ("bistro", "boutique") else "#111",
         "secondary": secondary,
-        "blocks": blocks(r),
+        "blocks": bs,
         "bars": barcode_bars(r.receipt_number, layout.width - 2 * layout.pad_x),
         "pages": [{"number": 1, "count": 1, "last": True}],
     }

@@ -50,3 +50,7 @@ RECEIPT_LAYOUTS: dict[str, ReceiptLayout] = {
     "boutique": ReceiptLayout("boutique", 302, 16, 20, 24, "'Liberation Serif', serif", 12,
                               18, 17, 30, 56, 0, False, False),
 }
+
+#: an item table's columns besides the name (quantity, price, amount, tax code and the
+#: spaces between): the source fits names to a layout's ``columns`` less this
+ITEM_TABLE_COLUMNS = 25

@@ -4,13 +4,10 @@ payment (cash with change, or card). Archetypes: thermal, compact, bistro."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
 
-from docfleet.packs.base import GoldenTables
 from docfleet.packs.receipt.context import build_context, item_rows, page_height
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import Receipt
@@ -86,8 +83,5 @@ class ReceiptPack(TemplatedPack):
     #: 1: one convention; 2: per-document styles (:mod:`.variation`)
     content_versions = (1, 2)
 
-    def tables(self, options: Mapping[str, Any]) -> GoldenTables:
-        tables = super().tables(options)
-        if self.parse(options).content < 2:
-            return tables
-        return dataclasses.replace(tables, schemas={**tables.schemas, "receipts": RECEIPTS_V2})
+    def content_tables(self, content: int) -> dict[str, pa.Schema]:
+        return {"receipts": RECEIPTS_V2} if content >= 2 else {}

@@ -16,7 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from docfleet.core.seeding import document_rng
-from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+from docfleet.packs.receipt.layouts import ITEM_TABLE_COLUMNS, RECEIPT_LAYOUTS
 from docfleet.packs.receipt.records import (
     Loyalty,
     Receipt,
@@ -216,10 +216,6 @@ def _web(fake: Any, rng: random.Random) -> str:
     """A shop's web name (ASCII letters and digits)."""
     word = re.sub(r"[^a-z0-9]", "", str(fake.domain_word()).lower())
     return word if len(word) >= 3 else f"shop{rng.randint(10, 99)}"
-
-
-#: the item table's columns besides the name: quantity, price, amount, tax code, spaces
-ITEM_TABLE_COLUMNS = 25
 
 
 class ReceiptSource:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
 from docfleet.packs.receipt.vocabulary import FOOTER_LINES, HEADER_LINES, LABELS, TITLES
 from docfleet.packs.sdk.locales import ARABIC_DIGITS, MONTHS, Jurisdiction
@@ -174,5 +174,5 @@ def cash_rounding(total: Decimal, locale: str) -> Decimal:
     if locale not in ("en-CA", "en-AU", "fr-CH"):
         return Decimal(0)
     step = Decimal("0.05")
-    rounded = (total / step).quantize(Decimal(1), rounding="ROUND_HALF_UP") * step
+    rounded = (total / step).quantize(Decimal(1), rounding=ROUND_HALF_UP) * step
     return rounded - total

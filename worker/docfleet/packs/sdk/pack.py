@@ -23,6 +23,7 @@ from docfleet.packs.sdk.templates import pack_loader, pack_templates
 from docfleet.render.html import Templates
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from jinja2 import BaseLoader
 
     from docfleet.render.browser import Chromium
@@ -51,9 +52,15 @@ class TemplatedPack(Pack):
             LAYOUT_TABLES,  # lazy: start-up (pyarrow: not for the launcher)
         )
 
-        own = dict(self.steps.tables)
+        own = {**self.steps.tables, **self.content_tables(self.parse(options).content)}
         return GoldenTables({**own, **LAYOUT_TABLES}, document=next(iter(own)),
                             roles={table: table for table in LAYOUT_TABLES}, split=self.split)
+
+    def content_tables(self, content: int) -> Mapping[str, pa.Schema]:
+        """The pack's own tables whose schema content version ``content`` changes (a
+        document table with columns of its own), replacing the steps' ones; none by
+        default."""
+        return {}
 
     def validate_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
         """The normalised options of a run being planned: without ``content``, the pack's

@@ -5,7 +5,8 @@ the convention. These helpers draw such a convention per document from a random 
 its own (so a version-1 document's draws are untouched) — pure, deterministic in ``rng``.
 
 - :func:`pick`: one of a pool of variants, the commonest first.
-- :func:`vary_words`: a pack's printed words with some keys drawn from variant pools.
+- :func:`vary_words`: a pack's printed words with some keys drawn from variant pools
+  (:data:`PAGE_WORDS`: the page-number words every paginated pack shares).
 - :func:`money_style`: the locale with amounts printed with their symbol, the ISO code or
   as bare numbers.
 - :func:`date_style`: the locale with one of the numeric date orders its documents use.
@@ -29,6 +30,17 @@ DATE_STYLES: dict[str, tuple[str, ...]] = {
     "fr-CH": ("dmy.", "dmy/", "ymd-"),
     "de-DE": ("dmy.", "ymd-", "dmy/"),
     "de-AT": ("dmy.", "ymd-", "dmy/"),
+}
+
+
+#: page numbers as documents print them ("Page 2 of 3", "S. 2/3", "2 sur 3"), per language:
+#: the ``page`` and ``of`` words a pack's page footer prints, for :func:`vary_words`
+PAGE_WORDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"page": ("Page", "Pg.", "p.", "Sheet", "Page no."), "of": ("of", "/")},
+    "fr": {"page": ("Page", "P.", "Feuillet", "Pg", "Folio"), "of": ("sur", "/", "de")},
+    "de": {"page": ("Seite", "S.", "Blatt", "Seite Nr.", "Bl."), "of": ("von", "/")},
+    "ja": {"page": ("ページ", "頁", "P.", "No.", "Page", "枚目")},
+    "ar": {"page": ("صفحة Page", "صفحة", "Page", "ص"), "of": ("/", "من")},
 }
 
 
