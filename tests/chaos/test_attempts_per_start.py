@@ -1,6 +1,6 @@
 """Issue 26, item 4: an attempt is spent when work on a unit starts, never by being
 claimed ahead in a batch. Real ``docfleet work`` fleets on every state store: one SIGKILL
-with ``--max-attempts 1`` fails exactly the unit the task had started; the units it held
+with ``--max-attempts 1`` fails at most the unit the task had started; the units it held
 claimed ahead (PostgreSQL batches of up to 16 short units) are completed by its peers
 (``chaoslib.kill_mid_batch``)."""
 
