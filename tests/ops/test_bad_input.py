@@ -1,0 +1,55 @@
+"""Issue 26 item 8: bad input to operator commands gets one clear line and a non-zero
+exit through the real CLI, never a traceback, and nothing is created or left looking
+complete."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.errors import assert_one_line_error
+from support.fleet import cli
+
+
+@pytest.fixture(scope="module")
+def done_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A small COMPLETED bench run on SQLite + file:// (the flags under test are
+    store-independent): (state URI, output root)."""
+    tmp = tmp_path_factory.mktemp("done")
+    state, out = f"sqlite:///{tmp}/s.db", tmp / "out"
+    result = cli("work", "--run-id", "r1", "--total", "10", "--unit-size", "5", "--state",
+                 state, "--out", f"file://{out}", "--pack", "bench", cwd=tmp)
+    assert result.returncode == 0, result.stderr
+    return state, out
+
+
+def test_an_unwritable_trace_file_is_refused_up_front(tmp_path: Path) -> None:
+    result = cli("work", "--run-id", "r1", "--total", "10", "--state",
+                 f"sqlite:///{tmp_path}/s.db", "--out", f"file://{tmp_path}/out", "--pack",
+                 "bench", "--trace", "file:/nonexistent/dir/x.jsonl", cwd=tmp_path)
+    assert_one_line_error(result, "--trace file:/nonexistent/dir/x.jsonl",
+                          "existing, writable directory", code=2)
+    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize("target", ["duckdb:////proc/nope/x.duckdb", "parquet:///proc/nope"])
+def test_an_unwritable_export_target_is_one_line(done_run: tuple[str, Path],
+                                                 target: str) -> None:
+    state, _ = done_run
+    result = cli("export", "r1", "--state", state, "--to", target)
+    assert_one_line_error(result, f"cannot write the export to {target}", code=2)
+    assert not Path("/proc/nope").exists()
+
+
+def test_verify_creates_no_missing_output_root(done_run: tuple[str, Path],
+                                               tmp_path: Path) -> None:
+    state, _ = done_run
+    missing = tmp_path / "missing"
+    result = cli("verify", "r1", "--state", state, "--out", f"file://{missing}", "--out-moved")
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and f"no output root at file://{missing}" in lines[0], lines
+    assert not missing.exists()
