@@ -53,3 +53,19 @@ def test_verify_creates_no_missing_output_root(done_run: tuple[str, Path],
     lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
     assert len(lines) == 1 and f"no output root at file://{missing}" in lines[0], lines
     assert not missing.exists()
+
+
+def test_a_link_leaving_a_file_root_is_not_written_through(tmp_path: Path) -> None:
+    """file:// only: a symlink inside the output root that leads elsewhere is refused on
+    write; nothing lands outside the root and the run is not complete."""
+    out, elsewhere = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    elsewhere.mkdir()
+    (out / "r1").symlink_to(elsewhere)
+    state = f"sqlite:///{tmp_path}/s.db"
+    result = cli("work", "--run-id", "r1", "--total", "10", "--unit-size", "5", "--state",
+                 state, "--out", f"file://{out}", "--pack", "bench", cwd=tmp_path)
+    assert_one_line_error(result, "is a link leading out of the output root", code=2)
+    assert list(elsewhere.iterdir()) == []
+    status = cli("status", "r1", "--state", state)
+    assert "COMPLETED" not in status.stdout
