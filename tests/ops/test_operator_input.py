@@ -69,3 +69,32 @@ def test_a_link_leaving_a_file_root_is_not_written_through(tmp_path: Path) -> No
     assert list(elsewhere.iterdir()) == []
     status = cli("status", "r1", "--state", state)
     assert "COMPLETED" not in status.stdout
+
+
+def test_report_output_is_a_file_and_out_is_the_uri(done_run: tuple[str, Path],
+                                                    tmp_path: Path) -> None:
+    """``--output`` names the HTML file, ``--out`` the output URI (as everywhere); a URI
+    given to --out is never taken for a file name."""
+    state, out = done_run
+    page = tmp_path / "r.html"
+    made = cli("report", "r1", "--state", state, "--out", f"file://{out}", "--output",
+               str(page), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert page.is_file() and "note:" not in made.stderr
+    refused = cli("report", "r1", "--state", state, "--out", "file:///x", cwd=tmp_path)
+    assert_one_line_error(refused, "keeps its outputs at", code=2)
+    assert not (tmp_path / "file:").exists() and not Path("/x").exists()
+
+
+@pytest.mark.parametrize("old", [["--out", "{dir}/old.html"], ["--out-uri", "{uri}"]])
+def test_report_old_spellings_still_work_with_a_note(done_run: tuple[str, Path],
+                                                     tmp_path: Path, old: list[str]) -> None:
+    state, out = done_run
+    args = [a.format(dir=tmp_path, uri=f"file://{out}") for a in old]
+    if old[0] == "--out-uri":
+        args += ["--output", str(tmp_path / "old.html")]
+    made = cli("report", "r1", "--state", state, *args, cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    notes = [ln for ln in made.stderr.splitlines() if ln.strip()]
+    assert len(notes) == 1 and "deprecated" in notes[0], notes
+    assert (tmp_path / "old.html").is_file()
