@@ -108,16 +108,19 @@ class Emulator:
 
     def start(self) -> Emulator:
         with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
+            # A local handle: a restart timer thread may stop() us (self.proc = None)
+            # while this loop still polls.
+            proc = subprocess.Popen(
                 self.argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
                 env={**os.environ, **self.env},
             )
-        self._watchdog = _watch_group(self.proc.pid)
+            self.proc = proc
+        self._watchdog = _watch_group(proc.pid)
         _LIVE.add(self)
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.name} emulator exited with {self.proc.returncode}; "
+            if proc.poll() is not None:
+                raise RuntimeError(f"{self.name} emulator exited with {proc.returncode}; "
                                    f"log: {self.log_path.read_text()[-2000:]}")
             if self.ready():
                 return self
