@@ -140,8 +140,10 @@ class Emulator:
     stop_signal = signal.SIGTERM
 
     def _signal(self, sig: int) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, sig)
+        proc = self.proc  # one read: a timer thread may clear it
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, sig)
 
     def freeze(self) -> None:
         """Stop the emulator's processes (SIGSTOP): calls hang until :meth:`thaw`."""
@@ -307,11 +309,12 @@ class PostgresServer(Emulator):
     def _signal(self, sig: int) -> None:
         if sig not in (signal.SIGSTOP, signal.SIGCONT):
             return super()._signal(sig)
-        if self.proc is None or self.proc.poll() is not None:
+        proc = self.proc  # one read: a timer thread may clear it
+        if proc is None or proc.poll() is not None:
             return None
         # stop the postmaster first (it forks no backend while stopped), then its
         # children; resume the children first (what they had queued runs first)
-        pids = [self.proc.pid, *self._children(self.proc.pid)]
+        pids = [proc.pid, *self._children(proc.pid)]
         for pid in pids if sig == signal.SIGSTOP else reversed(pids):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, sig)
