@@ -203,3 +203,23 @@ def test_a_run_meets_the_diversity_targets(tmp_path: Path) -> None:
     assert not missed, missed
     assert report["documents"] == 500
     assert root.exists()
+
+
+def test_version_3_statement_bics_are_ascii_and_well_formed() -> None:
+    """Content 3 of the statement pack (issue 29 item 5): a BIC built from a bank's
+    printed name is ISO 9362 (4 letters A-Z bank code, country, location, branch), never
+    ``CRÉDFRBGXXX`` or Arabic letters; the newest statement content is 3."""
+    import re
+
+    from stdnum import bic as stdnum_bic
+
+    pack = load_pack("bank_statement")
+    options = pack.validate_options({"format": "html"})
+    assert options["content"] == 3
+    source = pack.source(options)
+    statements = [source.generate("v3-bic", i) for i in range(200)]
+    bics = {s.bic for s in statements}
+    assert len(bics) > 20
+    for b in bics:
+        assert re.fullmatch(r"[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?", b), b
+        assert stdnum_bic.is_valid(b), b

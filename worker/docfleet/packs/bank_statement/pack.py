@@ -73,4 +73,5 @@ class BankStatementPack(TemplatedPack):
     steps = BankStatementSteps()
     max_lines = MAX_TRANSACTIONS
     #: 1: one convention; 2: each document's words, money and dates drawn
-    content_versions = (1, 2)
+    #: 3: a drawn BIC's bank code is ASCII A-Z (issue 29 item 5)
+    content_versions = (1, 2, 3)

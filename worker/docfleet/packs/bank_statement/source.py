@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from docfleet.core.seeding import document_rng
 from docfleet.packs.bank_statement.records import BankStatement, Transaction, running
-from docfleet.packs.sdk.banking import REAL_BANKS, account_for
+from docfleet.packs.sdk.banking import REAL_BANKS, account_for, bic_bank_code
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.money import MINOR_UNITS, round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
@@ -51,8 +51,11 @@ RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauera
         "ja": "家賃 自動送金", "ar": "إيجار أمر دائم"}
 
 
-def _bic(rng: random.Random, bank: str, country: str) -> str:
-    letters = "".join(c for c in bank.upper() if c.isalpha())[:4].ljust(4, "X")
+def _bic(rng: random.Random, bank: str, country: str, content: int) -> str:
+    """A BIC for a bank without a real one; from content 3 its bank code is ASCII A-Z
+    (issue 29: ``CRÉDFRBGXXX``, Arabic letters), before it the letters printed then."""
+    letters = (bic_bank_code(bank) if content >= 3 else
+               "".join(c for c in bank.upper() if c.isalpha())[:4].ljust(4, "X"))
     return f"{letters}{country}{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}" \
            f"{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}" + rng.choice(("", "XXX"))
 
@@ -131,7 +134,8 @@ class BankStatementSource:
             archetype=archetype, locale=locale, condition=condition, format=opts.format,
             currency=cur, issue_date=end + dt.timedelta(days=rng.randint(1, 4)),
             period_start=start, period_end=end, bank_name=bank, bank_address=bank_address,
-            bic=account.bic or _bic(rng, bank, locale.rsplit("-", 1)[-1].upper()),
+            bic=account.bic or _bic(rng, bank, locale.rsplit("-", 1)[-1].upper(),
+                                          opts.content),
             holder_name=holder,
             holder_address=holder_address, iban=account.iban,
             routing_number=account.routing, account_number=account.number,
