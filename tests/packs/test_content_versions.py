@@ -223,3 +223,22 @@ def test_version_3_statement_bics_are_ascii_and_well_formed() -> None:
     for b in bics:
         assert re.fullmatch(r"[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?", b), b
         assert stdnum_bic.is_valid(b), b
+
+
+@pytest.mark.fleet
+def test_version_3_statements_print_value_dates_and_references_some_of_the_time(
+        tmp_path: Path) -> None:
+    """Statement content 3 (issue 25): value dates are printed by some banks only and
+    references are missing on many card / cash / fee lines; the golden row is null
+    exactly where nothing is printed (its field rows agree)."""
+    root = run(tmp_path, "v3", 200, "format=html", pack="bank_statement")
+    txs = pq.read_table(root / "golden" / "transactions").to_pylist()
+    fields = pq.read_table(root / "golden" / "fields").to_pylist()
+    assert len(txs) > 1000
+    refs = sum(t["reference"] is not None for t in txs) / len(txs)
+    values = sum(t["value_date"] is not None for t in txs) / len(txs)
+    assert 0.35 < refs < 0.85, refs
+    assert 0.1 < values < 0.5, values
+    names = Counter(f["field"] for f in fields)
+    assert names["reference"] == sum(t["reference"] is not None for t in txs), names
+    assert names["value_date"] == sum(t["value_date"] is not None for t in txs), names
