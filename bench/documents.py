@@ -2,7 +2,10 @@
 (fixed) for ``html``, clean and scanned PDFs, documents/s with 1 and 2 tasks, the same for
 a clean PDF of every pack (invoice, receipt, purchase_order, bank_statement: one row per
 pack), and the bare-Chromium floor (one reused page printing the same invoice) measured in
-the same sitting; prints tables and writes ``bench/results/documents.json``.
+the same sitting, and issue 32's plain floor (``--plain-floor``: a reused headless shell
+printing a one-page heading + 30 paragraphs HTML, marginal over 40 -> 200 prints; every
+clean-PDF row gets ``ratio_to_plain_floor``); prints tables and writes
+``bench/results/documents.json``.
 
     python bench/documents.py                           # defaults: 30 and 150 PDFs
     python bench/documents.py --modes pdf-clean --packs receipt,bank_statement --tasks 1
@@ -79,6 +82,33 @@ async def main():
     for _ in range(prints):
         await page.set_content(html, wait_until="load")
         await page.pdf(prefer_css_page_size=True, print_background=True)
+    print(browser.version)
+    await browser.close()
+    await pw.stop()
+
+asyncio.run(main())
+"""
+
+
+#: issue 32's floor: one reused headless shell page printing a one-page HTML (a heading
+#: and 30 short paragraphs) again and again (argv: executable, prints); no docfleet import.
+PLAIN_FLOOR_SCRIPT = r"""
+import asyncio, sys
+from playwright.async_api import async_playwright
+
+exe, prints = sys.argv[1], int(sys.argv[2])
+html = ("<!doctype html><html><head><meta charset='utf-8'></head><body><h1>Floor</h1>"
+        + "".join(f"<p>Short paragraph number {i} of the floor page.</p>" for i in range(30))
+        + "</body></html>")
+
+async def main():
+    pw = await async_playwright().start()
+    browser = await pw.chromium.launch(executable_path=exe, headless=True,
+                                       args=["--no-sandbox", "--disable-gpu"])
+    page = await browser.new_page()
+    for _ in range(prints):
+        await page.set_content(html, wait_until="load")
+        await page.pdf()
     print(browser.version)
     await browser.close()
     await pw.stop()
@@ -269,6 +299,24 @@ def floor(meter: Meter, executable: str, small: int, large: int, batch: int
             "ms_per_document": round(per * 1000, 1)}
 
 
+def plain_floor(meter: Meter, executable: str, small: int = 40, large: int = 200
+                ) -> dict[str, Any]:
+    """Issue 32's floor: marginal CPU of one more ``set_content`` + ``page.pdf`` of a
+    one-page HTML (a heading, 30 short paragraphs) on one reused page, per print."""
+    cpu = {}
+    version = ""
+    for prints in (small, large):
+        result, cpu[prints] = meter.run(
+            [sys.executable, "-c", PLAIN_FLOOR_SCRIPT, executable, str(prints)],
+            capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"plain floor on {executable} failed:\n{result.stderr[-3000:]}")
+        version = result.stdout.strip()
+    per = (cpu[large] - cpu[small]) / (large - small)
+    return {"executable": executable, "prints": [small, large], "version": version,
+            "ms_per_page": round(per * 1000, 1)}
+
+
 def steady(small: dict[str, Any], large: dict[str, Any]) -> float:
     """Documents per second once the fleet runs: the documents the large run adds over
     the small one, over the wall time they add (start-up and finalize cancel out)."""
@@ -310,6 +358,11 @@ def main() -> None:
                         help="executables for the bare-Chromium floor ('' to skip)")
     parser.add_argument("--floor-batch", default="1,10",
                         help="documents per page.pdf call for the floor")
+    parser.add_argument("--plain-floor", default="/usr/lib/chromium/chromium-headless-shell",
+                        help="executable for issue 32's floor: a one-page heading + 30 "
+                             "paragraphs HTML, marginal over --plain-prints ('' to skip)")
+    parser.add_argument("--plain-prints", default="40,200",
+                        help="small,large print counts of the plain floor")
     parser.add_argument("--label", default="this checkout")
     parser.add_argument("--out", type=Path, default=RESULTS / "documents.json")
     args = parser.parse_args()
@@ -331,6 +384,14 @@ def main() -> None:
         for batch in (int(b) for b in args.floor_batch.split(",")):
             floors.append(floor(meter, exe, 10, 40, batch))
     report["floor"] = floors
+    plain = None
+    if args.plain_floor and Path(args.plain_floor).exists():
+        lo, hi = (int(n) for n in args.plain_prints.split(","))
+        plain = plain_floor(meter, args.plain_floor, lo, hi)
+        console.print(f"plain floor ({plain['executable']}): {plain['ms_per_page']} ms/page")
+    elif args.plain_floor:
+        console.print(f"plain floor: {args.plain_floor} is missing, skipped")
+    report["plain_floor"] = plain
     table(console, "bare Chromium floor: CPU ms per invoice, one reused page",
           ["executable", "per page.pdf", "ms/doc"],
           [[f["executable"], str(f["batch"]), f"{f['ms_per_document']:.1f}"] for f in floors])
@@ -400,6 +461,14 @@ def main() -> None:
             *(f"{row[f'documents_per_s_{t}_tasks']:.1f}; "
               f"{row[f'steady_documents_per_s_{t}_tasks']:.1f}" for t in tasks)]
            for row in per_pack])
+    if plain and plain["ms_per_page"] > 0:
+        for row in {id(r): r for r in summary + per_pack}.values():
+            if row["mode"] == "pdf-clean" and row.get("cpu_ms_per_document") is not None:
+                row["ratio_to_plain_floor"] = round(
+                    row["cpu_ms_per_document"] / plain["ms_per_page"], 2)
+                console.print(f"{row['chromium']} {row.get('pack', 'invoice')}: clean PDF "
+                              f"CPU/doc = {row['ratio_to_plain_floor']}x the plain floor "
+                              f"({plain['ms_per_page']} ms/page; goal <= 2x)")
     for row in summary:
         for batch, r in row.get("ratio_to_floor", {}).items():
             console.print(f"{row['chromium']}: clean PDF CPU/doc = {r['ratio']}x the bare "

@@ -94,7 +94,7 @@ def test_every_command_defaults_to_the_recorded_uri_and_refuses_another(
     assert cli("verify", run_id, cwd=tmp_path).returncode != 0  # the default store: no run
     lone = cli("status", run_id, *st, "--out-moved")
     assert lone.returncode == 2 and "--out-moved needs --out" in lone.stderr, lone.stderr
-    report = cli("report", run_id, *st, "--out", str(tmp_path / "r.html"))
+    report = cli("report", run_id, *st, "--output", str(tmp_path / "r.html"))
     assert report.returncode == 0, report.stderr
     exported = cli("export", run_id, *st, "--to", f"parquet://{tmp_path}/pq")
     assert exported.returncode == 0, exported.stderr
@@ -104,7 +104,7 @@ def test_every_command_defaults_to_the_recorded_uri_and_refuses_another(
     for args in (("status", run_id, *st, "--out", other),
                  ("verify", run_id, *st, "--out", other),
                  ("resume", run_id, *st, "--out", other),
-                 ("report", run_id, *st, "--out-uri", other),
+                 ("report", run_id, *st, "--out", other),
                  ("export", run_id, *st, "--out", other, "--to", f"parquet://{tmp_path}/x"),
                  ("card", run_id, *st, "--out", other),
                  ("delete", run_id, *st, "--out", other, "--yes")):

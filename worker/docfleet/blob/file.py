@@ -33,7 +33,23 @@ class FileBlobStore:
             raise ConfigError(f"invalid blob key {key!r}", "keys are relative paths")
         return self.root / key
 
+    def _inside(self, path: Path) -> None:
+        """Refuse to write ``path`` if a symbolic link on its way (checked at its deepest
+        existing folder, before any folder is made) leads out of the root: documents must
+        land in the root, never through a link elsewhere. Raises :class:`ConfigError`."""
+        root = self.root.resolve()
+        folder = path.parent
+        while not folder.exists() and folder != self.root and folder.parent != folder:
+            folder = folder.parent
+        real = folder.resolve()
+        if real != root and root not in real.parents:
+            rel = folder.relative_to(self.root) if folder.is_relative_to(self.root) else folder
+            raise ConfigError(f"refusing to write {self.uri}/{path.relative_to(self.root)}: "
+                              f"{self.uri}/{rel} is a link leading out of the output root "
+                              f"(to {real})", "remove the link or point --out at its target")
+
     def _temp(self, path: Path, data: bytes) -> str:
+        self._inside(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:

@@ -37,6 +37,7 @@ def export(run_id: str, to: str, out: str | None, out_moved: bool | None, state:
 
     Example: docfleet export demo --to duckdb:///demo.duckdb
     """
+    from docfleet.core.errors import ConfigError  # lazy: start-up
     from docfleet.core.settings import load_settings  # lazy: start-up
     from docfleet.export import RunReader, export_run, sink_path  # lazy: start-up
 
@@ -47,7 +48,12 @@ def export(run_id: str, to: str, out: str | None, out_moved: bool | None, state:
     if reader.note:
         click.echo(f"note: {reader.note}", err=True)
     wanted = [t.strip() for t in tables.split(",") if t.strip()] if tables else None
-    result = export_run(reader, to, wanted, dpi)
+    try:
+        result = export_run(reader, to, wanted, dpi)
+    except OSError as exc:  # an unwritable target: one line, never a traceback
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise ConfigError(f"cannot write the export to {to}: {exc.strerror or exc}{where}",
+                          "give a target in an existing, writable place") from None
     detail = ", ".join(f"{t} {n} rows" for t, n in result.rows.items())
     detail = detail or ", ".join(f"{k} {v}" for k, v in result.extra.items() if k != "card")
     click.echo(f"exported run {run_id} ({result.units} unit(s)"

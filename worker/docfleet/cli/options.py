@@ -124,5 +124,9 @@ def run_options(fn: F) -> F:
 def flag_settings(**flags: Any) -> Settings:
     """Settings from the environment with the :func:`run_options` flags on top (``options``
     parsed from its ``KEY=VALUE`` items). Raises :class:`ConfigError` for a bad value."""
+    from docfleet.telemetry.exporters import check_trace_target  # lazy: start-up
+
     flags["options"] = parse_options(flags.pop("options", ()))
-    return load_settings(**flags)
+    settings = load_settings(**flags)
+    check_trace_target(settings.trace)
+    return settings

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any, Literal
 
 import click
@@ -272,7 +273,7 @@ def verify(run_id: str, out: str | None, out_moved: bool | None, state: str | No
     from docfleet.dataset.manifest import RunFiles, verify_run  # lazy: start-up
 
     settings = load_settings(out=out, state=state, out_moved=out_moved)
-    files = RunFiles(open_blob_store(run_output(run_id, settings)), run_id)
+    out_uri = run_output(run_id, settings)
     binding = None
     if state is not None:
         from docfleet.kernel.finalize import binding_of  # lazy: start-up
@@ -281,6 +282,12 @@ def verify(run_id: str, out: str | None, out_moved: bool | None, state: str | No
         store = _read_store(settings.state, run_id)
         run = open_run(store, run_id)
         binding = binding_of(run, store.units(run_id))
+    if out_uri.startswith("file://") and not Path(out_uri[len("file://"):]).is_dir():
+        # a reader creates nothing: opening the file store would make the directory
+        click.echo(f"verify {run_id}: no output root at {out_uri} (nothing there to verify; "
+                   "check --out)", err=True)
+        sys.exit(1)
+    files = RunFiles(open_blob_store(out_uri), run_id)
     problems = verify_run(files, binding)
     for problem in problems:
         click.echo(f"MISMATCH {problem}", err=True)

@@ -334,7 +334,7 @@ units, {{ manifest.root.files }} files, {{ bytes(manifest.root.bytes) }}.</p>
 <p id="manifest">No root manifest yet at <code>{{ manifest.uri }}</code>:
 {{ manifest.parts }} of {{ unit_total }} unit parts written.
 {% if manifest.problem %}<span class="err">{{ manifest.problem }}</span>{% endif %}</p>
-{% else %}<p id="manifest" class="muted">Manifest not read (no --out-uri).</p>{% endif %}
+{% else %}<p id="manifest" class="muted">Manifest not read (no --out).</p>{% endif %}
 </body></html>
 """
 

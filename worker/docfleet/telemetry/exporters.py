@@ -27,6 +27,21 @@ def _json_line(s: Any) -> str:
     return json.dumps(json.loads(s.to_json()), separators=(",", ":")) + "\n"
 
 
+def check_trace_target(flag: str | None) -> None:
+    """Refuse a ``file:PATH`` trace mode whose file cannot be appended to, before anything
+    runs (a bad path would otherwise lose every span in the exporter thread). Opens the
+    file for append (creating it, never truncating). Raises :class:`ConfigError`."""
+    if not flag or not flag.strip().startswith("file:"):
+        return
+    path = flag.strip().split(",")[0].strip()[5:]
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644))
+    except OSError as exc:
+        raise ConfigError(f"--trace file:{path}: cannot write the span file "
+                          f"({exc.strerror or exc})",
+                          "give a file in an existing, writable directory") from None
+
+
 class JsonLinesSpanExporter:
     """A span exporter writing each span as one JSON line (``ReadableSpan.to_json``
     compacted) appended to a file; one ``write`` per batch, so processes can share it."""
