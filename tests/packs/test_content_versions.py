@@ -4,7 +4,7 @@ ones do, the truth stays exact, and a run planned before the change stays byte-i
 - Version 1 is pinned: an html run through the real CLI with ``content=1`` (the form of a
   stored run from before the option) prints the very bytes and golden rows the code
   printed before version 2 existed (digests taken from that code, commit 6b8f68f), for
-  every document pack.
+  every document pack; version 2 likewise (``content=2``, digests from commit 30ffdf9).
 - The option's normal form: a new run records the newest version, a stored form without
   it parses as version 1, normalising twice changes nothing, a bad value is one line.
 - Version 2 records reconcile (cash rounding, loyalty) and their styles vary per language.
@@ -61,6 +61,34 @@ V1_DIGESTS = {
         "fields": "bafbf5d97138614c97ca20b49c0ac2fde6a27903a57fadb0879fd312aef34e89",
     },
 }
+#: digests of the version-2 html runs below, printed by main's code before version 3
+#: (commit 30ffdf9): a run stored with ``content=2`` keeps printing these bytes
+V2_DIGESTS = {
+    "receipt": {
+        "documents": "4174ad3e1895997a603125990ca5d35aad930865a0f162deaa6deeccd6782e3f",
+        "receipts": "fb97314e021974bf4688b3a7ec5ea98e249dca4d7d6603c10d9b855a84bce65d",
+        "receipt_items": "2de469e82644d406c76c96c2dab71c4e8a65c2c1a9a356f1f8dd52e0b7bc5191",
+        "fields": "d3006c6b0652ac45a2114026bb751b7fcaf87ccda3299b68c4771cb719ff8ee2",
+    },
+    "invoice": {
+        "documents": "a39b8e23e484715bc14a16b4baa475765b8d3239189c682d7f22a3888965e1c3",
+        "invoices": "653c2250251735b3f72338d8c06b5a58637fb07e3d229c551f047adc538691e6",
+        "line_items": "8bd486d7e10910eeded7ed83edfdc5d81a6604a1b0315a53a09ddaff123a8c66",
+        "fields": "503cd0b05a7670336ae443bc33322ba1624def2db0a2ecb9ae35fd9def28cf9b",
+    },
+    "purchase_order": {
+        "documents": "79251c021693028196b6c0673a7c004b7520513204f782564c6a0c17dc593a7e",
+        "purchase_orders": "87577f149c11d3de5d742c5cf441cd7ed37f567835d701bb5920fc2fa38fb11d",
+        "order_lines": "e4c5041deb306a2025950c2489aa4018990c10627a4b8fb4d8854147dc7f5a5e",
+        "fields": "4a59bbdd4600883099d7c032934bc766e1ea0daf14748f5722c2fc466ee86886",
+    },
+    "bank_statement": {
+        "documents": "5064f7a8c5c897d8ac7920004e39bf86b7210bef8dc89654886b662927d1052c",
+        "statements": "15431ff12cf4330d6ab034b6b2ae2b713c4d8e4932eac549b5229879d00baa28",
+        "transactions": "9722fcf21aa4398e8f577862d1e98ddd71aaffdd5c78f8f7919710180f9f6cf7",
+        "fields": "a26d467d553007ec7f1942c11a9db12f63c853199f1ff2b112438cfedee9ba3d",
+    },
+}
 #: the options of those runs (the receipt's layouts of the time)
 V1_OPTIONS = {"receipt": ("format=html", "archetypes=thermal,compact,bistro", "content=1"),
               "invoice": ("format=html", "content=1"),
@@ -101,6 +129,15 @@ def test_version_1_prints_the_bytes_it_printed_before_version_2(tmp_path: Path,
                                                                  pack: str) -> None:
     root = run(tmp_path, "v1", 40, *V1_OPTIONS[pack], pack=pack)
     expected = V1_DIGESTS[pack]
+    assert digests(root, [t for t in expected if t != "documents"]) == expected
+
+
+@pytest.mark.fleet
+@pytest.mark.parametrize("pack", sorted(V2_DIGESTS))
+def test_version_2_prints_the_bytes_it_printed_before_version_3(tmp_path: Path,
+                                                                 pack: str) -> None:
+    root = run(tmp_path, "v2", 40, "format=html", "content=2", pack=pack)
+    expected = V2_DIGESTS[pack]
     assert digests(root, [t for t in expected if t != "documents"]) == expected
 
 
@@ -166,3 +203,42 @@ def test_a_run_meets_the_diversity_targets(tmp_path: Path) -> None:
     assert not missed, missed
     assert report["documents"] == 500
     assert root.exists()
+
+
+def test_version_3_statement_bics_are_ascii_and_well_formed() -> None:
+    """Content 3 of the statement pack (issue 29 item 5): a BIC built from a bank's
+    printed name is ISO 9362 (4 letters A-Z bank code, country, location, branch), never
+    ``CRÉDFRBGXXX`` or Arabic letters; the newest statement content is 3."""
+    import re
+
+    from stdnum import bic as stdnum_bic
+
+    pack = load_pack("bank_statement")
+    options = pack.validate_options({"format": "html"})
+    assert options["content"] == 3
+    source = pack.source(options)
+    statements = [source.generate("v3-bic", i) for i in range(200)]
+    bics = {s.bic for s in statements}
+    assert len(bics) > 20
+    for b in bics:
+        assert re.fullmatch(r"[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?", b), b
+        assert stdnum_bic.is_valid(b), b
+
+
+@pytest.mark.fleet
+def test_version_3_statements_print_value_dates_and_references_some_of_the_time(
+        tmp_path: Path) -> None:
+    """Statement content 3 (issue 25): value dates are printed by some banks only and
+    references are missing on many card / cash / fee lines; the golden row is null
+    exactly where nothing is printed (its field rows agree)."""
+    root = run(tmp_path, "v3", 200, "format=html", pack="bank_statement")
+    txs = pq.read_table(root / "golden" / "transactions").to_pylist()
+    fields = pq.read_table(root / "golden" / "fields").to_pylist()
+    assert len(txs) > 1000
+    refs = sum(t["reference"] is not None for t in txs) / len(txs)
+    values = sum(t["value_date"] is not None for t in txs) / len(txs)
+    assert 0.35 < refs < 0.85, refs
+    assert 0.1 < values < 0.5, values
+    names = Counter(f["field"] for f in fields)
+    assert names["reference"] == sum(t["reference"] is not None for t in txs), names
+    assert names["value_date"] == sum(t["value_date"] is not None for t in txs), names

@@ -130,9 +130,10 @@ def _tx(jur: Jurisdiction, t: Transaction) -> dict[str, Field | None]:
     return {
         "booking_date": Field("booking_date", jur.date(t.booking_date),
                               t.booking_date.isoformat(), n),
-        "value_date": Field("value_date", jur.date(t.value_date), t.value_date.isoformat(), n),
+        "value_date": Field("value_date", jur.date(t.value_date), t.value_date.isoformat(), n)
+        if t.value_date else None,
         "description": text_field("description", t.description, n),
-        "reference": text_field("reference", t.reference, n),
+        "reference": text_field("reference", t.reference, n) if t.reference else None,
         "debit": money_field(jur, "debit", magnitude, n) if t.amount < 0 else None,
         "credit": money_field(jur, "credit", magnitude, n) if t.amount > 0 else None,
         "amount": money_field(jur, "amount", t.amount, n),
@@ -193,4 +194,6 @@ def build_context(s: BankStatement) -> dict[str, Any]:
         "total_credits": money_field(jur, "total_credits", s.total_credits),
         "total_debits": money_field(jur, "total_debits", s.total_debits),
         "pages": pages,
+        # content 3: a bank that prints no value dates drops the column
+        "value_dates": any(t.value_date for t in s.transactions),
     }

@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from docfleet.packs.bank_statement.context import BS_ARCHETYPES, build_context, page_size
 from docfleet.packs.bank_statement.records import BankStatement
-from docfleet.packs.bank_statement.schema import TABLES
+from docfleet.packs.bank_statement.schema import TABLES, TRANSACTIONS_V3
 from docfleet.packs.bank_statement.source import BankStatementSource
 from docfleet.packs.sdk.options import PackOptions
 from docfleet.packs.sdk.pack import TemplatedPack
@@ -73,4 +73,10 @@ class BankStatementPack(TemplatedPack):
     steps = BankStatementSteps()
     max_lines = MAX_TRANSACTIONS
     #: 1: one convention; 2: each document's words, money and dates drawn
-    content_versions = (1, 2)
+    #: 3: a drawn BIC's bank code is ASCII A-Z (issue 29 item 5)
+    #: 3 also: value dates printed by some banks only, references missing on many
+    #: card / cash / fee lines (issue 25; null in the golden rows where not printed)
+    content_versions = (1, 2, 3)
+
+    def content_tables(self, content: int) -> dict[str, pa.Schema]:
+        return {"transactions": TRANSACTIONS_V3} if content >= 3 else {}

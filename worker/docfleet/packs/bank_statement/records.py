@@ -27,9 +27,9 @@ DOMESTIC = ("US", "AU", "CA", "JP")
 class Transaction:
     line: int
     booking_date: dt.date
-    value_date: dt.date
+    value_date: dt.date | None  # content 3: None where the bank prints no value date
     description: str
-    reference: str
+    reference: str | None  # content 3: None on the lines that print none
     amount: Decimal  # signed: credit > 0, debit < 0
     balance: Decimal  # after this transaction
 

@@ -56,4 +56,11 @@ TRANSACTIONS = pa.schema([
     pa.field("balance", MONEY, nullable=False),
 ])
 
+#: content 3: value date and reference are printed by some banks / on some lines only, and
+#: null in the golden row where not printed
+TRANSACTIONS_V3 = pa.schema([
+    f.with_nullable(True) if f.name in ("value_date", "reference") else f
+    for f in TRANSACTIONS
+])
+
 TABLES: dict[str, pa.Schema] = {"statements": STATEMENTS, "transactions": TRANSACTIONS}

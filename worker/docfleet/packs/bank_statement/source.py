@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from docfleet.core.seeding import document_rng
 from docfleet.packs.bank_statement.records import BankStatement, Transaction, running
-from docfleet.packs.sdk.banking import REAL_BANKS, account_for
+from docfleet.packs.sdk.banking import REAL_BANKS, account_for, bic_bank_code
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.money import MINOR_UNITS, round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
@@ -51,8 +51,20 @@ RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauera
         "ja": "家賃 自動送金", "ar": "إيجار أمر دائم"}
 
 
-def _bic(rng: random.Random, bank: str, country: str) -> str:
-    letters = "".join(c for c in bank.upper() if c.isalpha())[:4].ljust(4, "X")
+#: content 3: the templates with a value-date column, and the share of banks using it
+VALUE_DATE_ARCHETYPES = ("ledger", "private")
+VALUE_DATE_SHARE = 0.55
+#: content 3: the chance a line of each kind prints no reference (card, cash and fee lines
+#: usually carry none; direct debits, transfers and standing orders mostly do)
+NO_REFERENCE = {"card": 0.6, "cash": 0.85, "fee": 0.75, "debit": 0.2, "transfer_out": 0.1,
+                "transfer_in": 0.1, "salary": 0.05, "rent": 0.05}
+
+
+def _bic(rng: random.Random, bank: str, country: str, content: int) -> str:
+    """A BIC for a bank without a real one; from content 3 its bank code is ASCII A-Z
+    (issue 29: ``CRÉDFRBGXXX``, Arabic letters), before it the letters printed then."""
+    letters = (bic_bank_code(bank) if content >= 3 else
+               "".join(c for c in bank.upper() if c.isalpha())[:4].ljust(4, "X"))
     return f"{letters}{country}{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}" \
            f"{rng.choice('ABCDEFGHJKLMNPQRSTUVWXYZ23456789')}" + rng.choice(("", "XXX"))
 
@@ -90,13 +102,16 @@ class BankStatementSource:
             rng.randint(6, 28) if rng.random() < 0.8 else rng.randint(40, 90))
         employer = fit(fake.company(), 24)
         drafts: list[tuple[dt.date, str, Decimal]] = []
+        kinds_of: list[str] = []  # each draft's kind (content 3: which lines print a ref)
         q = lambda v: round_money(v, cur)  # noqa: E731
         for k in range(count):
             day = start + dt.timedelta(days=rng.randrange((end - start).days + 1))
             if k == 0:
+                kind = "salary"
                 text, amount = f"{SALARY.get(lang, SALARY['en'])} {employer}", \
                     Decimal(rng.randint(180000, 520000)) / 100
             elif k == 1 and count > 4:
+                kind = "rent"
                 text, amount = RENT.get(lang, RENT["en"]), -Decimal(rng.randint(500, 1800))
             else:
                 kind = rng.choices(list(KINDS), (10, 4, 2, 2, 2, 1))[0]
@@ -114,16 +129,25 @@ class BankStatementSource:
                     amount = Decimal(rng.randint(lo * 100, hi * 100)) / 100
                 amount *= sign
             drafts.append((day, fit(text, 32), q(amount * scale)))
-        drafts.sort(key=lambda d: d[0])
+            kinds_of.append(kind)
+        order = sorted(range(len(drafts)), key=lambda i: drafts[i][0])  # stable: as before
+        drafts, kinds_of = [drafts[i] for i in order], [kinds_of[i] for i in order]
         opening = q(Decimal(rng.randint(-50000, 900000)) / 100 * scale)
         balances = running(opening, [d[2] for d in drafts])
         txs = []
+        # content 3: a stream of its own (the main one is not moved) decides what prints
+        side = random.Random(f"bank_statement-v3:{run_id}:{index}") \
+            if opts.content >= 3 else None
+        values = side is None or (archetype in VALUE_DATE_ARCHETYPES
+                                  and side.random() < VALUE_DATE_SHARE)
         for n, ((day, text, amount), balance) in enumerate(zip(drafts, balances, strict=True),
                                                            start=1):
             value = day + dt.timedelta(days=rng.choice((0, 0, 0, 1, 2)))
             ref = rng.choice((f"REF {digits(rng, 10)}", f"{digits(rng, 6)}-{digits(rng, 4)}",
                               f"E2E{digits(rng, 12)}"))
-            txs.append(Transaction(n, day, value, text, ref, amount, balance))
+            printed_ref = side is None or side.random() >= NO_REFERENCE[kinds_of[n - 1]]
+            txs.append(Transaction(n, day, value if values else None, text,
+                                   ref if printed_ref else None, amount, balance))
         credits = sum((t.amount for t in txs if t.amount > 0), Decimal(0))
         debits = -sum((t.amount for t in txs if t.amount < 0), Decimal(0))
         return BankStatement(
@@ -131,7 +155,8 @@ class BankStatementSource:
             archetype=archetype, locale=locale, condition=condition, format=opts.format,
             currency=cur, issue_date=end + dt.timedelta(days=rng.randint(1, 4)),
             period_start=start, period_end=end, bank_name=bank, bank_address=bank_address,
-            bic=account.bic or _bic(rng, bank, locale.rsplit("-", 1)[-1].upper()),
+            bic=account.bic or _bic(rng, bank, locale.rsplit("-", 1)[-1].upper(),
+                                          opts.content),
             holder_name=holder,
             holder_address=holder_address, iban=account.iban,
             routing_number=account.routing, account_number=account.number,

@@ -11,8 +11,10 @@ their published structure; only the ABA number has a check digit).
 
 from __future__ import annotations
 
+import hashlib
 import random
 import string
+import unicodedata
 from dataclasses import dataclass
 
 from docfleet.packs.sdk.identifiers import sa_iban
@@ -157,3 +159,19 @@ def account_for(rng: random.Random, locale: str) -> Account:
         return Account(None, f"{bank}-{digits(3)}", digits(7), JP_BANKS[bank])
     # a country without rules here: a bank-internal branch + account number
     return Account(None, digits(3), digits(7))
+
+
+#: the letters a BIC's bank code may hold (ISO 9362: A-Z only)
+_BIC_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def bic_bank_code(bank: str) -> str:
+    """The 4-letter ISO 9362 bank code a BIC built from ``bank``'s printed name carries:
+    its first letters transliterated to ASCII A-Z (``Crédit`` → ``CRED``); a name with
+    fewer Latin letters (Arabic, Japanese) is topped up with letters drawn from the name's
+    digest, so the code is always 4 letters A-Z and the same name always gives the same
+    code (no random draw: a caller's stream is not moved)."""
+    latin = "".join(c for c in unicodedata.normalize("NFKD", bank.upper())
+                    if c in _BIC_LETTERS)[:4]
+    digest = hashlib.sha256(bank.encode()).digest()
+    return latin + "".join(_BIC_LETTERS[b % 26] for b in digest[:4 - len(latin)])
