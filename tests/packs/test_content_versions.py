@@ -144,16 +144,16 @@ def test_version_2_prints_the_bytes_it_printed_before_version_3(tmp_path: Path,
 def test_the_content_option_pins_the_version_and_normalises_once() -> None:
     pack = load_pack("receipt")
     new = pack.validate_options({"format": "html"})
-    assert new["content"] == 2  # a new run records the newest version
+    assert new["content"] == pack.content_versions[-1] >= 2  # a new run records the newest version
     assert pack.validate_options(new) == new
     old = {k: v for k, v in new.items() if k != "content"}  # a stored run's old form
     assert pack.parse(old).content == 1
     pinned = pack.validate_options({"format": "html", "content": "1"})
     assert pinned["content"] == 1 and pack.validate_options(pinned) == pinned
-    with pytest.raises(ConfigError, match="content='3' is not a content version"):
-        pack.validate_options({"content": "3"})
+    with pytest.raises(ConfigError, match="content='99' is not a content version"):
+        pack.validate_options({"content": "99"})
     invoice = load_pack("invoice")
-    assert invoice.validate_options({})["content"] == 2
+    assert invoice.validate_options({})["content"] == invoice.content_versions[-1] >= 2
     assert invoice.parse({k: v for k, v in invoice.validate_options({}).items()
                           if k != "content"}).content == 1
     bench = load_pack("bench")  # a pack with one version keeps its old normal form
@@ -168,7 +168,7 @@ def records(n: int) -> list:
 
 def test_version_2_records_reconcile_and_vary_per_language() -> None:
     rs = records(400)
-    assert all(r.content == 2 and r.style is not None for r in rs)
+    assert all(r.content >= 2 and r.style is not None for r in rs)
     rounded = [r for r in rs if r.rounding]
     assert rounded and all(r.payment_method == "cash" and r.locale in
                            ("en-CA", "en-AU", "fr-CH") for r in rounded)
@@ -215,7 +215,7 @@ def test_version_3_statement_bics_are_ascii_and_well_formed() -> None:
 
     pack = load_pack("bank_statement")
     options = pack.validate_options({"format": "html"})
-    assert options["content"] == 3
+    assert options["content"] >= 3
     source = pack.source(options)
     statements = [source.generate("v3-bic", i) for i in range(200)]
     bics = {s.bic for s in statements}

@@ -76,7 +76,7 @@ class BankStatementPack(TemplatedPack):
     #: 3: a drawn BIC's bank code is ASCII A-Z (issue 29 item 5)
     #: 3 also: value dates printed by some banks only, references missing on many
     #: card / cash / fee lines (issue 25; null in the golden rows where not printed)
-    content_versions = (1, 2, 3)
+    content_versions = (1, 2, 3, 4)
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:
         return {"transactions": TRANSACTIONS_V3} if content >= 3 else {}

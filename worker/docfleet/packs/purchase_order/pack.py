@@ -74,4 +74,4 @@ class PurchaseOrderPack(TemplatedPack):
     steps = PurchaseOrderSteps()
     max_lines = MAX_LINES
     #: 1: one convention; 2: each document's words, money and dates drawn
-    content_versions = (1, 2)
+    content_versions = (1, 2, 3)

@@ -81,7 +81,7 @@ class ReceiptPack(TemplatedPack):
     steps = ReceiptSteps()
     max_lines = MAX_ITEMS
     #: 1: one convention; 2: per-document styles (:mod:`.variation`)
-    content_versions = (1, 2)
+    content_versions = (1, 2, 3)
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:
         return {"receipts": RECEIPTS_V2} if content >= 2 else {}
