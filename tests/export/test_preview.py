@@ -19,7 +19,7 @@ import pytest
 from exportlib import CHROMIUM, Run, fleet_run, invoke
 from PIL import Image
 
-from docfleet.export.preview import KIND_COLOURS
+from docfleet.export.preview import KIND_COLOURS, shapes
 from support.errors import assert_one_line_error
 from support.needs import require
 
@@ -184,3 +184,33 @@ def test_report_shows_thumbnails_of_a_complete_run(runs: dict[str, Run],
         assert image.format == "PNG" and 40 < image.width < 400
     assert not re.search(r"""(src|href)\s*=\s*["'](?!data:)|@import|url\(""", text), \
         "self-contained: nothing but data URIs"
+
+
+def test_ink_boxes_are_drawn_where_a_run_has_them() -> None:
+    """The shape chosen per row (hand-made rows in the ink helper's columns: ``ink_x0`` …
+    ``ink_y1``, ``ink_quad``): the ink quad, else the ink box, with ``--boxes ink_box``;
+    a table without ink columns (cells) keeps its box; links join the typographic boxes."""
+    box = {"page": 1, "x0": 10.0, "y0": 20.0, "x1": 50.0, "y1": 30.0}
+    tables = {
+        "words": [{**box, "quad": None, "ink_x0": 11.0, "ink_y0": 22.0, "ink_x1": 49.0,
+                   "ink_y1": 28.0, "ink_quad": None}],
+        "fields": [{**box, "field": "total", "line": None, "occurrence": 0,
+                    "quad": [10.0, 20.0, 50.0, 20.0, 50.0, 30.0, 10.0, 30.0],
+                    "ink_x0": 11.0, "ink_y0": 22.0, "ink_x1": 49.0, "ink_y1": 28.0,
+                    "ink_quad": [11.0, 22.0, 49.0, 23.0, 49.0, 28.0, 11.0, 27.0]}],
+        "labels": [{"page": 1, "x0": 0.0, "y0": 0.0, "x1": 8.0, "y1": 4.0, "kind": "label",
+                    "label_id": 0, "ink_x0": 1.0, "ink_y0": 1.0, "ink_x1": 7.0,
+                    "ink_y1": 3.0}],
+        "cells": [{**box}],
+        "links": [{"page": 1, "label_id": 0, "field": "total", "line": None,
+                   "occurrence": 0}],
+    }
+    ink = shapes(tables, 1, "ink_box")
+    assert ink["word"] == [((11.0, 22.0), (49.0, 22.0), (49.0, 28.0), (11.0, 28.0))]
+    assert ink["field"] == [((11.0, 22.0), (49.0, 23.0), (49.0, 28.0), (11.0, 27.0))]
+    assert ink["label"] == [((1.0, 1.0), (7.0, 1.0), (7.0, 3.0), (1.0, 3.0))]
+    assert ink["cell"] == [((10.0, 20.0), (50.0, 20.0), (50.0, 30.0), (10.0, 30.0))]
+    assert ink["link"] == [((4.0, 2.0), (30.0, 25.0))]
+    typographic = shapes(tables, 1, "box")
+    assert typographic["word"] == typographic["cell"] == typographic["field"]
+    assert shapes(tables, 2, "box") == {kind: [] for kind in KIND_COLOURS}

@@ -1,7 +1,8 @@
 """`docfleet score` grades what was predicted: by default only the documents the
 predictions name (and says so), `--split` a split's documents, `--all` every document,
 `--fields` some fields; the worst documents are listed with their field diffs (expected vs
-predicted) in the text and JSON reports. On the shared 24-invoice run."""
+predicted) in the text and JSON reports. On the shared 24-invoice run, and a receipt
+run (any pack's document table)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exportlib import Run, invoice_run, invoke
+from exportlib import CHROMIUM, Run, fleet_run, invoice_run, invoke
 
 from support.errors import assert_one_line_error
+from support.needs import require
 
 FOUR = ["invoice_number", "issue_date", "seller_name", "total"]
 
@@ -154,3 +156,14 @@ def test_bad_scope_is_one_line(run: Run, tmp_path: Path) -> None:
     assert_one_line_error(invoke(*base, "--split", "test", "--all"), "--split and --all",
                           code=2)
     assert_one_line_error(invoke(*base, "--split", "dev"), "--split", code=2)
+
+
+def test_any_pack_is_scored_through_its_document_table(tmp_path: Path) -> None:
+    require(CHROMIUM is not None, "Chromium (/usr/bin/chromium)")
+    receipts = fleet_run(tmp_path / "r", "score-receipts", 3, 3, "receipt")
+    fields = first_fields(receipts)
+    preds = [p for p in predict(fields) if p["document"] != 2]
+    report, _ = score(receipts, write(tmp_path / "p.jsonl", preds))
+    assert report["documents"] == 2 and report["run_documents"] == 3
+    assert report["overall"]["f1"] == 1.0
+    assert report["overall"]["support"] == sum(f["document"] != 2 for f in fields)
