@@ -158,8 +158,8 @@ def test_preview_bad_input_is_one_line(runs: dict[str, Run], tmp_path: Path) -> 
                           "there is no page 9", "--page 1 to", code=2)
     assert_one_line_error(invoke("preview", run.run_id, "0", "--boxes", "ink_box", *base),
                           "has no ink boxes", "--boxes box", code=2)
-    assert_one_line_error(invoke("preview", "no-such-run", "0", *base), "no-such-run",
-                          code=2)
+    assert_one_line_error(invoke("preview", "no-such-run", "0", *base),
+                          "run no-such-run is not in state store", "docfleet list", code=2)
     assert not png.exists(), "nothing written"
     html = fleet_run(tmp_path / "html", "pv-html", 1, 1, "receipt", None, 0,
                      "--option", "format=html")

@@ -156,6 +156,8 @@ def test_bad_scope_is_one_line(run: Run, tmp_path: Path) -> None:
     assert_one_line_error(invoke(*base, "--split", "test", "--all"), "--split and --all",
                           code=2)
     assert_one_line_error(invoke(*base, "--split", "dev"), "--split", code=2)
+    assert_one_line_error(invoke("score", "ghost", "--state", run.state, "--predictions",
+                                 str(preds)), "run ghost is not in state store", code=2)
 
 
 def test_any_pack_is_scored_through_its_document_table(tmp_path: Path) -> None:

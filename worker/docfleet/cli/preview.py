@@ -10,7 +10,7 @@ from docfleet.cli.options import (
     friendly_errors,
     out_moved_option,
     out_option,
-    run_output,
+    run_reader,
     state_option,
 )
 
@@ -42,12 +42,10 @@ def preview(run_id: str, index: int, output: Path | None, page: int, boxes: str,
     """
     from docfleet.core.errors import ConfigError  # lazy: start-up
     from docfleet.core.settings import load_settings  # lazy: start-up
-    from docfleet.export import RunReader  # lazy: start-up
     from docfleet.export.preview import preview_page  # lazy: extra
 
     settings = load_settings(out=out, state=state, out_moved=out_moved)
-    reader = RunReader(run_output(run_id, settings), run_id, partial=partial,
-                       state_uri=settings.state)
+    reader = run_reader(run_id, settings, partial=partial)
     if reader.note:
         click.echo(f"note: {reader.note}", err=True)
     drawn = preview_page(reader, index, page, dpi, boxes)

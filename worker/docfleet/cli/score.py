@@ -10,7 +10,7 @@ from docfleet.cli.options import (
     friendly_errors,
     out_moved_option,
     out_option,
-    run_output,
+    run_reader,
     state_option,
 )
 
@@ -57,15 +57,13 @@ def score(run_id: str, predictions: Path, out: str | None, out_moved: bool | Non
 
     from docfleet.core.errors import ConfigError  # lazy: start-up
     from docfleet.core.settings import load_settings  # lazy: start-up
-    from docfleet.export import RunReader  # lazy: start-up
     from docfleet.scoring import score_run  # lazy: start-up
     from docfleet.scoring.report import html_report, print_report  # lazy: start-up
 
     if split is not None and every:
         raise ConfigError("--split and --all both choose the documents", "give one of them")
     settings = load_settings(out=out, state=state, out_moved=out_moved)
-    reader = RunReader(run_output(run_id, settings), run_id, partial=partial,
-                       state_uri=settings.state)
+    reader = run_reader(run_id, settings, partial=partial)
     if reader.note:
         click.echo(f"note: {reader.note}", err=True)
     wanted = [f.strip() for f in fields.split(",") if f.strip()] if fields is not None \
