@@ -156,6 +156,12 @@ def test_bad_scope_is_one_line(run: Run, tmp_path: Path) -> None:
     assert_one_line_error(invoke(*base, "--split", "test", "--all"), "--split and --all",
                           code=2)
     assert_one_line_error(invoke(*base, "--split", "dev"), "--split", code=2)
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    assert_one_line_error(invoke("score", run.run_id, "--out", run.out, "--predictions",
+                                 str(empty)), "name no document", "--all", code=2)
+    report, _ = score(run, empty, "--all", "--fields", "total")
+    assert report["documents"] == 24 and report["fields"]["total"]["recall"] == 0.0
     assert_one_line_error(invoke("score", "ghost", "--state", run.state, "--predictions",
                                  str(preds)), "run ghost is not in state store", code=2)
 

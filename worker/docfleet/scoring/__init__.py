@@ -83,6 +83,9 @@ def _scope(truth: Truth, splits: dict[int, str | None], predicted: set[int], run
     if every:
         return set(truth.documents), f"every document of the run ({total})"
     chosen = predicted & set(truth.documents)
+    if not chosen:
+        raise ExportError(f"the predictions name no document of run {run_id}: nothing to "
+                          "score", "to grade an empty prediction, score --all or a --split")
     return chosen, (f"the {len(chosen)} documents the predictions name (of {total}; --all "
                     "scores every document, --split a split)")
 
