@@ -156,6 +156,12 @@ def test_bad_scope_is_one_line(run: Run, tmp_path: Path) -> None:
     assert_one_line_error(invoke(*base, "--split", "test", "--all"), "--split and --all",
                           code=2)
     assert_one_line_error(invoke(*base, "--split", "dev"), "--split", code=2)
+    # the run is read where it recorded its outputs; another --out is refused
+    report, _ = score(run, preds, "--state", run.state)
+    assert report["documents"] == 1
+    assert_one_line_error(invoke("score", run.run_id, "--state", run.state, "--out",
+                                 f"file://{tmp_path / 'elsewhere'}", "--predictions",
+                                 str(preds)), "--out", code=2)
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     assert_one_line_error(invoke("score", run.run_id, "--out", run.out, "--predictions",
