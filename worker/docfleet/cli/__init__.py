@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "catalogue": "catalogue:catalogue",  # issue 5: LLM catalogue build
     "export": "export:export", "card": "export:card", "score": "score:score",  # issues 8, 15
     "report": "report:report",  # issue 6: run report (HTML)
+    "preview": "preview:preview",  # issue 28: one page with its golden boxes drawn
     "store": "store:store",  # issue 17: docfleet store init
 }
 
