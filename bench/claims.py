@@ -38,7 +38,9 @@ row's ``claims_per_s`` counts units (claim+complete pairs), whatever the batch. 
 also gives the CPU per pair of the bench processes (``client_cpu_us``) and, on
 PostgreSQL, of the server's process tree (``server_cpu_us``), the server's commits, WAL
 records and bytes per pair and the share of HOT unit updates; ``store_errors`` counts the
-processes that met a store error past its retry bound.
+processes that met a store error past its retry bound; ``peak_rss_mb`` is the largest peak
+RSS of one draining process and ``load_1m`` the machine's load average as the row ended.
+``PYTHONPATH=<other checkout>/worker`` runs it on other code (interleave the two).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -101,7 +104,8 @@ def drain(uri: str, run_id: str, owner: str, hint: int, start_at: float,
     lost = getattr(store, "lost_races", 0) - lost_before
     store.close()
     return {"claims": claimed[0], "latencies": latencies, "complete_s": complete_s,
-            "elapsed_s": elapsed, "lost": lost, "cpu_s": cpu, "error": error}
+            "elapsed_s": elapsed, "lost": lost, "cpu_s": cpu, "error": error,
+            "rss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}
 
 
 def _drain_units(store: Any, run_id: str, owner: str, hint: int, combined: bool,
@@ -242,6 +246,9 @@ def measure(uri: str, units: int, procs: int, pool: Any, offset: bool = True,
         "store_errors": len(errors),
         # CPU per claim+complete pair: the bench processes (client), the server's tree
         "client_cpu_us": round(1e6 * sum(r["cpu_s"] for r in results) / claims, 1),
+        # the largest peak RSS of one draining process; the machine's load at the end
+        "peak_rss_mb": round(max(r["rss_kb"] for r in results) / 1024, 1),
+        "load_1m": round(os.getloadavg()[0], 1),
     }
     if before is not None:
         after = server_stats(server, schema)
