@@ -1,15 +1,16 @@
 """The heartbeat against a real SQLite store: a renewal refused because the worker itself
 just completed (or failed, or released) the unit is not a lost lease; a renewal refused
-because the unit was taken away is one."""
+because the unit was taken away is one; a task's units renew on one heartbeat thread."""
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
 
 from docfleet.core.models import RunSpec
-from docfleet.kernel.lease import LeaseKeeper
+from docfleet.kernel.lease import Heartbeat, LeaseKeeper
 from docfleet.kernel.planner import plan_units
 from docfleet.state.sqlite.store import SQLiteStateStore
 
@@ -65,3 +66,41 @@ def test_the_keeper_counts_its_renewal_writes(tmp_path: Path) -> None:
     assert keeper.renewals == renewed  # stopped: no renewal after the keeper ends
     stored = next(u for u in store.units("r") if u.index == claim.unit_index)
     assert stored.lease_expires_at > claim.lease_expires_at  # they were real writes
+
+
+def test_a_tasks_units_share_one_heartbeat_thread(tmp_path: Path) -> None:
+    """Unit after unit, the keepers renew on the task's one heartbeat thread (no thread
+    started per unit); each keeper's renewals are real writes and end when it stops; a
+    keeper that meets the heartbeat busy renews on a thread of its own."""
+    store = _store(tmp_path)
+    heartbeat = Heartbeat()
+    threads: set[int] = set()
+    for _ in range(2):
+        claim = store.claim_next_unit("r", "owner", 0, 30, time.time())
+        assert claim is not None
+        with LeaseKeeper(store, claim, 30, 0.02, logging.getLogger("t"), heartbeat) as keeper:
+            deadline = time.monotonic() + 10
+            while keeper.renewals < 2 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            threads.add(threading.active_count())
+        renewed = keeper.renewals
+        assert renewed >= 2
+        time.sleep(0.1)
+        assert keeper.renewals == renewed  # stopped: no renewal after the keeper ends
+        stored = next(u for u in store.units("r") if u.index == claim.unit_index)
+        assert stored.lease_expires_at > claim.lease_expires_at
+        keeper.ending.set()
+        assert store.complete_unit(keeper.claim, "sha", time.time())
+    assert len(threads) == 1  # the same threads alive for both units: no thread per unit
+    assert [t.name for t in threading.enumerate()].count("lease-keeper") == 1
+
+    busy = _store(tmp_path / "busy")
+    first, second = (busy.claim_next_unit("r", f"o{i}", i, 30, time.time()) for i in (0, 1))
+    assert first is not None and second is not None
+    log = logging.getLogger("t")
+    with LeaseKeeper(busy, first, 30, 0.02, log, heartbeat) as a, \
+            LeaseKeeper(busy, second, 30, 0.02, log, heartbeat) as b:
+        deadline = time.monotonic() + 10
+        while min(a.renewals, b.renewals) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert min(a.renewals, b.renewals) >= 2  # both renewed, one on its own thread

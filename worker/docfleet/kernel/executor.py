@@ -27,7 +27,7 @@ from docfleet.dataset.manifest import Part, RunFiles, document_key, part_key, sh
 from docfleet.dataset.shards import shard_bytes
 from docfleet.kernel.claims import ClaimQueue
 from docfleet.kernel.exits import EXIT_STORE
-from docfleet.kernel.lease import LeaseKeeper
+from docfleet.kernel.lease import Heartbeat, LeaseKeeper
 from docfleet.packs.base import DocumentPack, PackSession, pack_context
 from docfleet.state.base import StateStore
 
@@ -75,6 +75,7 @@ class UnitExecutor:
         self.tables = pack.tables(spec.options)
         self._session: PackSession | None = None
         self._environment_faults = 0
+        self._heartbeat = Heartbeat()  # one renewal thread for the task's units
 
     def close(self) -> None:
         if self._session is not None:
@@ -90,7 +91,8 @@ class UnitExecutor:
             "docfleet.unit.index": claim.unit_index, "docfleet.unit.attempt": claim.attempts,
             "docfleet.unit.start": claim.start, "docfleet.unit.count": claim.count,
         }) as unit_span, LeaseKeeper(self.store, claim, self.settings.lease_seconds,
-                                     self.settings.heartbeat, self.log) as keeper:
+                                     self.settings.heartbeat, self.log,
+                                     self._heartbeat) as keeper:
             try:
                 outcome = self._produce(claim, keeper)
             except EnvironmentFault as exc:

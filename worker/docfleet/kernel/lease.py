@@ -16,13 +16,52 @@ from docfleet.core.models import Claim, Unit
 from docfleet.state.base import CoordinationStore
 
 
+class Heartbeat:
+    """One daemon thread, started on first use, that runs the renewal loop of one
+    :class:`LeaseKeeper` at a time: a task working unit after unit hands each keeper to
+    it instead of starting (and joining) a thread per unit. A keeper that finds it busy
+    runs on a thread of its own."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._job: Callable[[], None] | None = None
+        self._busy = False
+        self._thread: threading.Thread | None = None
+
+    def take(self, job: Callable[[], None]) -> bool:
+        """Run ``job`` on the heartbeat thread; false (nothing runs) when it is busy."""
+        with self._cond:
+            if self._busy:
+                return False
+            self._busy, self._job = True, job
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="lease-keeper",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify()
+        return True
+
+    def _serve(self) -> None:
+        while True:
+            with self._cond:
+                while self._job is None:
+                    self._cond.wait()
+                job = self._job
+            try:
+                job()
+            finally:
+                with self._cond:
+                    self._job, self._busy = None, False
+
+
 class LeaseKeeper:
     """Renews ``claim`` every ``interval`` seconds until :meth:`stop`. ``lost`` is set
-    when the store refuses a renewal or the lease expired before one succeeded."""
+    when the store refuses a renewal or the lease expired before one succeeded. With a
+    ``heartbeat`` the renewals run on its thread; :meth:`stop` returns once they ended."""
 
     def __init__(
         self, store: CoordinationStore, claim: Claim, lease_seconds: float, interval: float,
-        log: logging.Logger,
+        log: logging.Logger, heartbeat: Heartbeat | None = None,
     ) -> None:
         self.store = store
         self.claim = claim
@@ -37,19 +76,33 @@ class LeaseKeeper:
         self.ending = threading.Event()
         self._stop = threading.Event()
         self._trace_parent = telemetry.capture()  # lease spans are children of the unit's
-        self._thread = threading.Thread(target=self._loop, name="lease-keeper", daemon=True)
+        self._heartbeat = heartbeat
+        self._started = False
+        self._runner: threading.Thread | None = None  # the thread of the renewal loop
+        self._ended = threading.Event()  # the renewal loop has returned
 
     def __enter__(self) -> LeaseKeeper:
-        self._thread.start()
+        self._started = True
+        if self._heartbeat is None or not self._heartbeat.take(self._run):
+            threading.Thread(target=self._run, name="lease-keeper", daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def stop(self) -> None:
+        """Stop renewing; returns once no renewal of this keeper runs (at once when
+        called from the renewal loop itself)."""
         self._stop.set()
-        if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join()
+        if self._started and threading.current_thread() is not self._runner:
+            self._ended.wait()
+
+    def _run(self) -> None:
+        self._runner = threading.current_thread()
+        try:
+            self._loop()
+        finally:
+            self._ended.set()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.interval):
