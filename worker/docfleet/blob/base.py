@@ -56,3 +56,23 @@ class HasFolders(Protocol):
         """Remove every empty folder under ``prefix`` (a key prefix ending in ``/``),
         deepest first, that folder itself included. Returns how many went."""
         ...
+
+
+@runtime_checkable
+class SyncsLater(Protocol):
+    """An optional member: a blob store whose writes reach stable storage only when
+    flushed (the local file store). ``put_unsynced`` is :meth:`BlobStore.put` (atomic,
+    visible to every reader at once) without the flush; :meth:`sync` makes every write
+    made so far on this machine durable. A unit's outputs are written unsynced (a process
+    crash loses nothing: they are in the kernel's cache) and the finalizer syncs once
+    before it writes the root manifest, so a root never outlives the files it proves.
+    Stores without it (object stores) are durable on every put."""
+
+    def put_unsynced(self, key: str, data: bytes) -> None:
+        """Write ``data`` atomically, without waiting for stable storage."""
+        ...
+
+    def sync(self) -> None:
+        """Make every write made so far (this process's and its peers' on this machine)
+        durable."""
+        ...

@@ -3,17 +3,31 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from docfleet.core.errors import BlobNotFoundError, ConfigError
 
 
+@functools.cache
+def _syncfs() -> Callable[[int], int] | None:
+    """libc's ``syncfs`` (Linux), or ``None``."""
+    import ctypes  # lazy: only the finalizer syncs
+
+    try:
+        return ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return None
+
+
 class FileBlobStore:
-    """Atomic puts by temp file + rename; create-if-absent by ``link`` (atomic on POSIX)."""
+    """Atomic puts by temp file + rename; create-if-absent by ``link`` (atomic on POSIX).
+    :meth:`put` and :meth:`put_if_absent` flush the file to stable storage before it
+    takes its name; :meth:`put_unsynced` leaves that to :meth:`sync` (``SyncsLater``)."""
 
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
@@ -33,11 +47,19 @@ class FileBlobStore:
             raise ConfigError(f"invalid blob key {key!r}", "keys are relative paths")
         return self.root / key
 
+    def _real_root(self) -> Path:
+        real: Path | None = getattr(self, "_real", None)
+        if real is None:
+            real = self._real = self.root.resolve()
+        return real
+
     def _inside(self, path: Path) -> None:
         """Refuse to write ``path`` if a symbolic link on its way (checked at its deepest
         existing folder, before any folder is made) leads out of the root: documents must
-        land in the root, never through a link elsewhere. Raises :class:`ConfigError`."""
-        root = self.root.resolve()
+        land in the root, never through a link elsewhere. The root's own place is resolved
+        once (a root swapped for a link later refuses every write: nothing lands outside
+        where it led). Raises :class:`ConfigError`."""
+        root = self._real_root()
         folder = path.parent
         while not folder.exists() and folder != self.root and folder.parent != folder:
             folder = folder.parent
@@ -48,30 +70,47 @@ class FileBlobStore:
                               f"{self.uri}/{rel} is a link leading out of the output root "
                               f"(to {real})", "remove the link or point --out at its target")
 
-    def _temp(self, path: Path, data: bytes) -> str:
+    def _temp(self, path: Path, data: bytes, durable: bool = True) -> str:
         self._inside(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
+                if durable:
+                    fh.flush()
+                    os.fsync(fh.fileno())
         except BaseException:  # a full or failing volume leaves no .tmp behind
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
         return tmp
 
-    def put(self, key: str, data: bytes) -> None:
+    def put(self, key: str, data: bytes, *, durable: bool = True) -> None:
         path = self._path(key)
-        tmp = self._temp(path, data)
+        tmp = self._temp(path, data, durable)
         try:
             os.replace(tmp, path)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+
+    def put_unsynced(self, key: str, data: bytes) -> None:
+        """:meth:`put` without the flush to stable storage (:meth:`sync` does it)."""
+        self.put(key, data, durable=False)
+
+    def sync(self) -> None:
+        """Flush the root's file system to stable storage (``syncfs(2)``; ``sync(2)``
+        where it is missing), this process's unsynced puts and its peers' on this
+        machine included."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            syncfs = _syncfs()
+            if syncfs is None or syncfs(fd) != 0:
+                os.sync()
+        finally:
+            os.close(fd)
 
     def sha256_of(self, key: str, chunk: int = 1 << 20) -> tuple[str, int]:
         """sha256 hex digest and size of ``key``, read in ``chunk``-byte pieces (never the

@@ -110,6 +110,7 @@ def finalize_run(store: CoordinationStore, files: RunFiles, log: logging.Logger)
 
     root = build_root(run.run_id, run.spec.parameters(), run.fingerprint, parts,
                       environment=generator_environment())
+    files.sync()  # the files the root proves are durable before the root exists
     if faults.ARMED:
         faults.hit("root.before")
     if store.get_run(run.run_id) is None:  # deleted during the proof: write no root
