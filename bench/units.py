@@ -71,7 +71,7 @@ def file_floor(work: Path, units: int) -> float:
     for unit in range(units):
         for folder in folders:
             final = folder / f"unit-{unit:06d}"
-            tmp = folder / f".{final.name}.tmp"
+            tmp = folder / f".{final.name}.{os.getpid()}.tmp"  # a fresh name, as mkstemp
             with open(tmp, "wb") as fh:
                 fh.write(b"x" * 100)
             os.replace(tmp, final)
