@@ -5,6 +5,7 @@ completion and the next claim are one write transaction."""
 from __future__ import annotations
 
 import fcntl
+import gc
 import os
 import threading
 import time
@@ -58,3 +59,24 @@ def test_completion_and_next_claim_are_one_transaction(tmp_path: Path) -> None:
     assert store.complete_and_claim_next(first, "a" * 64, "w", 2, 30, time.time()) == (
         False, None)
     assert [u.state.value for u in store.units("r")] == ["DONE", "RUNNING", "PENDING"]
+
+
+def test_a_finished_threads_writer_file_is_closed(tmp_path: Path) -> None:
+    """Each thread queues through its own open file of the sidecar; when the thread ends
+    its file is closed with it (no descriptor left per short-lived writer thread)."""
+    store = _planned(tmp_path / "s.db", total=8)
+    sidecar = str(tmp_path / "s.db-writer")
+
+    def open_sidecars() -> int:
+        fds = Path("/proc/self/fd")
+        return sum(1 for fd in fds.iterdir() if os.path.realpath(fd) == sidecar)
+
+    before = open_sidecars()
+    for i in range(4):
+        writer = threading.Thread(
+            target=lambda i=i: store.claim_next_unit("r", f"w{i}", i, 30, time.time()))
+        writer.start()
+        writer.join(10)
+    gc.collect()
+    assert open_sidecars() == before
+    assert sum(u.state.value == "RUNNING" for u in store.units("r")) == 4

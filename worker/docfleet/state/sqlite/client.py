@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from docfleet.core.errors import (
     ConfigError,
@@ -100,44 +99,49 @@ def locked(exc: BaseException) -> bool:
 
 class WriterQueue:
     """The docfleet writers of one SQLite file wait their turn in the kernel: an exclusive
-    ``flock`` on ``<file>-writer``, one open file per thread, held around each write
-    transaction. A waiter sleeps without CPU and wakes when the holder releases (or dies:
-    the kernel drops a dead process's lock). A peer stopped inside a write (SIGSTOP) holds
-    its peers until it continues or dies, as its SQLite write lock already did. When the
-    sidecar cannot be opened (a read-only folder) writes take SQLite's busy wait alone."""
+    ``flock`` on ``<file>-writer``, one open file per thread (closed with its thread's
+    state, as the thread's connection is), held around each write transaction. A waiter
+    sleeps without CPU and wakes when the holder releases (or dies: the kernel drops a
+    dead process's lock). The queue only orders the waiters: SQLite's own write lock
+    still makes each transaction atomic (a forked child sharing its parent's open file
+    shares its turn, never the database's lock). A peer stopped inside a write (SIGSTOP)
+    holds its peers until it continues or dies, as its SQLite write lock already did.
+    When the sidecar cannot be opened (a read-only folder) writes take SQLite's busy wait
+    alone."""
 
     def __init__(self, path: Path) -> None:
         self.path = path.with_name(path.name + "-writer")
         self._local = threading.local()
 
-    def _fd(self) -> int | None:
-        fd = getattr(self._local, "fd", -1)
-        if fd == -1:
+    def _file(self) -> IO[bytes] | None:
+        if not hasattr(self._local, "file"):
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+                self._local.file = open(self.path, "ab")  # noqa: SIM115 - kept per thread
             except OSError:
-                fd = None
-            self._local.fd = fd
-        return fd
+                self._local.file = None
+        file: IO[bytes] | None = self._local.file
+        return file
 
     @contextmanager
     def turn(self) -> Iterator[None]:
         """Hold the file's writer turn for the block."""
-        fd = self._fd()
-        if fd is None:
+        file = self._file()
+        if file is None:
             yield
             return
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(file.fileno(), fcntl.LOCK_EX)
         try:
             yield
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            fcntl.flock(file.fileno(), fcntl.LOCK_UN)
 
     def close(self) -> None:
-        fd = getattr(self._local, "fd", -1)
-        if fd not in (-1, None):
-            os.close(fd)
-        self._local.fd = -1
+        """Close this thread's open file of the sidecar."""
+        file = getattr(self._local, "file", None)
+        if file is not None:
+            file.close()
+        with contextlib.suppress(AttributeError):
+            del self._local.file
 
 
 class SQLiteClient:
