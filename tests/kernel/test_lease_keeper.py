@@ -104,3 +104,22 @@ def test_a_tasks_units_share_one_heartbeat_thread(tmp_path: Path) -> None:
         while min(a.renewals, b.renewals) < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
     assert min(a.renewals, b.renewals) >= 2  # both renewed, one on its own thread
+
+
+def test_keepers_in_quick_succession_all_run_on_the_heartbeat_thread(tmp_path: Path) -> None:
+    """A keeper's stop() returns only once the heartbeat is free again, so the next
+    unit's keeper always finds it free: 50 one-instant units, one renewal thread."""
+    store = SQLiteStateStore(tmp_path / "state.db")
+    spec = RunSpec(run_id="r", total=50, unit_size=1, pack="bench")
+    store.create_run(spec, "planner", time.time())
+    store.put_units("r", plan_units(spec))
+    assert store.mark_planned("r", "planner", time.time())
+    heartbeat = Heartbeat()
+    runners = set()
+    for _ in range(50):
+        claim = store.claim_next_unit("r", "owner", 0, 30, time.time())
+        assert claim is not None
+        with LeaseKeeper(store, claim, 30, 10, logging.getLogger("t"), heartbeat) as keeper:
+            pass
+        runners.add(keeper._runner)
+    assert len(runners) == 1 and None not in runners

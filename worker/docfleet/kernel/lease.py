@@ -24,16 +24,17 @@ class Heartbeat:
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._job: Callable[[], None] | None = None
+        self._job: tuple[Callable[[], None], threading.Event] | None = None
         self._busy = False
         self._thread: threading.Thread | None = None
 
-    def take(self, job: Callable[[], None]) -> bool:
-        """Run ``job`` on the heartbeat thread; false (nothing runs) when it is busy."""
+    def take(self, job: Callable[[], None], ended: threading.Event) -> bool:
+        """Run ``job`` on the heartbeat thread and set ``ended`` once it returned and the
+        heartbeat is free for the next; false (nothing runs) when it is busy."""
         with self._cond:
             if self._busy:
                 return False
-            self._busy, self._job = True, job
+            self._busy, self._job = True, (job, ended)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, name="lease-keeper",
                                                 daemon=True)
@@ -46,12 +47,13 @@ class Heartbeat:
             with self._cond:
                 while self._job is None:
                     self._cond.wait()
-                job = self._job
+                job, ended = self._job
             try:
                 job()
             finally:
-                with self._cond:
+                with self._cond:  # free before the keeper's stop() returns
                     self._job, self._busy = None, False
+                ended.set()
 
 
 class LeaseKeeper:
@@ -83,7 +85,7 @@ class LeaseKeeper:
 
     def __enter__(self) -> LeaseKeeper:
         self._started = True
-        if self._heartbeat is None or not self._heartbeat.take(self._run):
+        if self._heartbeat is None or not self._heartbeat.take(self._loop_here, self._ended):
             threading.Thread(target=self._run, name="lease-keeper", daemon=True).start()
         return self
 
@@ -97,10 +99,13 @@ class LeaseKeeper:
         if self._started and threading.current_thread() is not self._runner:
             self._ended.wait()
 
-    def _run(self) -> None:
+    def _loop_here(self) -> None:
         self._runner = threading.current_thread()
+        self._loop()
+
+    def _run(self) -> None:
         try:
-            self._loop()
+            self._loop_here()
         finally:
             self._ended.set()
 
