@@ -265,7 +265,8 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
     },
     "cells": {
         "document": "document index", "page": "1-based page",
-        "table": "which table (line_items, order_lines, transactions)", "table_index": "the table's number on its page",
+        "table": "which table (line_items, order_lines, transactions)",
+        "table_index": "the table's number on its page",
         "cell": "cell id, 0-based in the document", "row": "0-based row; 0 is the header row",
         "column": "0-based column", "column_span": "columns the cell spans",
         "header": "whether it is a header cell", "text": "cell text, spaces collapsed",
