@@ -60,11 +60,12 @@ class LayoutView:
         """The document's split (``train`` when the pack assigns none)."""
         return str(doc.get(self.split) or "train") if self.split else "train"
 
-    def documents(self, reader: RunReader, roles: tuple[str, ...] = LAYOUT_ROLES
+    def documents(self, reader: RunReader, roles: tuple[str, ...] | None = None
                   ) -> Iterator[tuple[PartInfo, dict[str, Any], Rows]]:
         """(part, document row, {role: the document's rows}) for every document, unit by
         unit (one unit's shards in memory at a time). A record table is read as its own
-        name (``roles`` may name it)."""
+        name; ``roles`` defaults to every layout role and record table."""
+        roles = roles or LAYOUT_ROLES + self.records
         for part in reader.parts():
             docs = reader.shard(part, self.document).to_pylist()
             by_doc: dict[int, Rows] = defaultdict(lambda: {r: [] for r in roles})
