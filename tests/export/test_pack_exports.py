@@ -200,3 +200,20 @@ def test_hf_without_images_has_no_image_column(tmp_path_factory: pytest.TempPath
     assert "image" not in ds["train"].features
     assert sum(p.num_rows for p in ds.values()) == sum(
         d["page_count"] for d in golden(run, "receipts"))
+
+
+def test_progress_follows_every_document_and_box_names_its_column(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    from docfleet.export import RunReader, export_targets
+
+    run = pack_run(tmp_path_factory, "receipt")
+    calls: list[tuple[int, int]] = []
+    reader = RunReader(run.out, run.run_id)
+    export_targets(reader, [f"docile://{tmp_path / 'd'}"],
+                   progress=lambda d, t: calls.append((d, t)))
+    documents = len(golden(run, "receipts"))
+    assert calls == [(k, documents) for k in range(1, documents + 1)]
+    done = invoke("export", run.run_id, "--out", run.out, "--state", run.state,
+                  "--to", f"coco://{tmp_path / 'c'}", "--box", "ink_nope")
+    assert done.returncode == 2 and "no 'ink_nope' box column" in done.stderr, done.stderr
+    assert not (tmp_path / "c").exists()
