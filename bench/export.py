@@ -76,7 +76,8 @@ def unit_rows(start: int, count: int, lines: int) -> dict[str, list[dict[str, An
             "seller_iban": "FR76 3000 6000 0112 3456 7890 189", "seller_bic": "AGRIFRPP",
             "seller_account": None, "buyer_name": f"Buyer {d % 89}",
             "buyer_address": "2 avenue Foch\n75116 Paris", "buyer_tax_id": None,
-            "product_line": "saas", "line_count": lines, "subtotal": subtotal,
+            "product_line": "saas", "document_type": "invoice",
+            "line_count": lines, "subtotal": subtotal,
             "discount_total": Decimal(0), "tax_total": tax, "total": subtotal + tax,
             "taxes": [{"rate": Decimal(20), "base": subtotal, "amount": tax}],
             "page_count": 1, "page_width": 595.92, "page_height": 841.92,
@@ -171,6 +172,23 @@ def rasterise_floor_ms(pdf: bytes, dpi: int, pages: int = 40) -> float:
     for _ in range(pages):
         rasterise(pdf, dpi)
     return 1000 * (time.process_time() - started) / pages
+
+
+def marginal_costs(results: list[dict[str, Any]], floor_ms: float) -> dict[str, Any]:
+    """Per layout task run at two sizes or more: the CPU of one added page (the slope
+    between the smallest and the largest run: start-up, imports and the worker
+    processes' own start cancel out), as a ratio to the rasterise floor."""
+    out: dict[str, Any] = {}
+    for task in dict.fromkeys(r["task"] for r in results if "ratio_to_floor" in r):
+        runs = sorted((r for r in results if r["task"] == task), key=lambda r: r["pages"])
+        if len(runs) < 2 or runs[-1]["pages"] == runs[0]["pages"]:
+            continue
+        ms = 1000 * (runs[-1]["cpu_seconds"] - runs[0]["cpu_seconds"]) / (
+            runs[-1]["pages"] - runs[0]["pages"])
+        out[task] = {"ms_per_page": round(ms, 1), "ratio_to_floor": round(ms / floor_ms, 2),
+                     "ms_beyond_floor": round(ms - floor_ms, 1),
+                     "pages": f"{runs[0]['pages']} to {runs[-1]['pages']} pages"}
+    return out
 
 
 def timed(args: list[str]) -> tuple[float, int, float]:
@@ -289,14 +307,19 @@ def main() -> None:
         if "ratio_to_floor" in r:
             console.print(f"{r['task']}, {r['pages']} pages: {r['cpu_ms_per_page']} ms CPU a "
                           f"page = {r['ratio_to_floor']}x the rasterise floor "
-                          f"({r['ms_beyond_floor']:+} ms beyond it)")
+                          f"({r['ms_beyond_floor']:+} ms beyond it, start-up included)")
+    marginal = marginal_costs(results, floor_ms)
+    for task, m in marginal.items():
+        console.print(f"{task}: {m['ms_per_page']} ms CPU per added page = "
+                      f"{m['ratio_to_floor']}x the floor ({m['ms_beyond_floor']:+} ms beyond it; "
+                      f"{m['pages']})")
     RESULTS.mkdir(exist_ok=True)
     report = {"benchmark": "export", "synthetic_shards": True, "cpu_count": os.cpu_count(),
               "hf_dpi": args.hf_dpi,
               "lines_per_document": args.lines, "unit_size": args.unit_size,
               "baseline_rss_mb": round(idle / 2**20, 1), "baseline_cpu_s": round(idle_cpu, 3),
               "baseline_wall_s": round(idle_wall, 3), "load_average": os.getloadavg()[0],
-              "results": results,
+              "results": results, "marginal": marginal,
               "self_peak_rss_mb": round(
                   resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
     (RESULTS / args.json).write_text(json.dumps(report, indent=1) + "\n")
