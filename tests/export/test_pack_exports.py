@@ -217,3 +217,11 @@ def test_progress_follows_every_document_and_box_names_its_column(
                   "--to", f"coco://{tmp_path / 'c'}", "--box", "ink_nope")
     assert done.returncode == 2 and "no 'ink_nope' box column" in done.stderr, done.stderr
     assert not (tmp_path / "c").exists()
+
+
+def test_the_card_counts_every_pack_s_documents_and_splits(exported: tuple[str, Run, Path]
+                                                           ) -> None:
+    pack, run, out = exported
+    card = (out / "coco" / "README.md").read_text()
+    documents = len(golden(run, PACKS[pack][0]))
+    assert f"documents: {documents}" in card and "This run records no splits." not in card
