@@ -225,3 +225,15 @@ def test_the_card_counts_every_pack_s_documents_and_splits(exported: tuple[str, 
     card = (out / "coco" / "README.md").read_text()
     documents = len(golden(run, PACKS[pack][0]))
     assert f"documents: {documents}" in card and "This run records no splits." not in card
+
+
+def test_a_partial_run_exports_through_the_state_store_s_parameters(
+        tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """Without a root manifest the pack and options come from the state store."""
+    run = pack_run(tmp_path_factory, "purchase_order").copy(tmp_path / "copy")
+    (run.root / "manifest.json").unlink()
+    done = invoke("export", run.run_id, "--out", run.out, "--state", run.state, "--partial",
+                  "--to", f"funsd://{tmp_path / 'f'}", "--workers", "1", "--dpi", "36")
+    assert done.returncode == 0, done.stderr
+    pages = sum(d["page_count"] for d in golden(run, "purchase_orders"))
+    assert len(list((tmp_path / "f" / "annotations").glob("*.json"))) == pages
