@@ -143,6 +143,11 @@ def test_docile_maps_fields_to_docile_classes(exported: tuple[str, Run, Path]) -
         assert {"document_id", "vendor_name", "date_issue"} <= kile, kile
     lir = Counter(f["fieldtype"] for a in docs.values() for f in a["line_item_extractions"])
     assert lir["line_item_description"] > 0
+    kind = {"invoice": "tax_invoice"}.get(pack, pack)
+    for r in rows:
+        ann = docs[Path(r["file"]).stem]
+        assert ann["metadata"]["document_type"] == (
+            "credit_note" if r.get("document_type") == "credit_note" else kind)
     split = {int(d): a["split"] for d, a in docs.items()}
     assert all({"val": "validation"}.get(split[r["document"]], split[r["document"]])
                == r["split"] for r in rows)

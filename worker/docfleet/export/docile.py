@@ -37,7 +37,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from docfleet.export.docile_classes import DOCUMENT_TYPES, docile_class, is_line_item
+from docfleet.export.docile_classes import docile_class, document_type, is_line_item
 from docfleet.export.interchange import atomic_write
 from docfleet.export.layout import Box, LayoutView, Rows
 from docfleet.export.raster import PageImage
@@ -124,7 +124,7 @@ def docile_annotation(view: LayoutView, doc: dict[str, Any], rows: Rows) -> dict
         "docfleet_extractions": extra,
         "metadata": {
             "page_count": doc["page_count"],
-            "document_type": DOCUMENT_TYPES.get(view.pack, view.pack),
+            "document_type": document_type(view.pack, doc),
             "currency": str(doc.get("currency") or "").lower(),
             "language": doc["locale"].split("-")[0],
             "cluster_id": zlib.crc32(f"{view.pack}/{doc['archetype']}".encode())

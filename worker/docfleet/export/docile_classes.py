@@ -108,6 +108,14 @@ def docile_class(pack: str, field: str, doc: Mapping[str, Any]) -> str | None:
     return cls.replace("{gn}", "gross" if doc.get("tax_inclusive", True) else "net")
 
 
+def document_type(pack: str, doc: Mapping[str, Any]) -> str:
+    """DocILE's ``document_type`` of document ``doc`` (an invoice's credit notes are
+    ``credit_note``)."""
+    if doc.get("document_type") == "credit_note":
+        return "credit_note"
+    return DOCUMENT_TYPES.get(pack, pack)
+
+
 def is_line_item(cls: str) -> bool:
     """Whether DocILE class ``cls`` is an LIR (line item) field type."""
     return cls.startswith("line_item_")
