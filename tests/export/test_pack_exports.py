@@ -242,3 +242,17 @@ def test_a_partial_run_exports_through_the_state_store_s_parameters(
     assert done.returncode == 0, done.stderr
     pages = sum(d["page_count"] for d in golden(run, "purchase_orders"))
     assert len(list((tmp_path / "f" / "annotations").glob("*.json"))) == pages
+
+
+def test_the_box_column_is_a_parameter() -> None:
+    """``ink_box`` reads the ink columns (``ink_x0`` … ``ink_y1``) or one box column."""
+    from docfleet.export.layout import LayoutView
+
+    view = LayoutView("r", "invoice", "invoices", "split", {}, "ink_box")
+    row = {"x0": 1.0, "y0": 2.0, "x1": 9.0, "y1": 8.0,
+           "ink_x0": 1.5, "ink_y0": 2.5, "ink_x1": 8.5, "ink_y1": 7.5}
+    assert view.box_of(row) == (1.5, 2.5, 8.5, 7.5)
+    assert view.box_of({"ink_box": {"x0": 1, "y0": 2, "x1": 3, "y1": 4}}) == (1, 2, 3, 4)
+    assert view.box_of({"ink_box": None}) is None
+    default = LayoutView("r", "invoice", "invoices", "split", {})
+    assert default.box_of(row) == (1.0, 2.0, 9.0, 8.0)

@@ -6,8 +6,10 @@ every pack with boxes exports the same way.
 A run qualifies when its pack declares ``fields`` and ``words`` tables and its documents
 are PDFs; any other run (the bench and catalogue packs, an ``html`` run) is refused in one
 line naming the format asked. Boxes are read from the columns named by ``box``:
-``"box"`` (the default) is ``x0``/``y0``/``x1``/``y1``; any other name is a column holding
-``{x0, y0, x1, y1}`` (or ``[x0, y0, x1, y1]``) beside them — the ink boxes, for example.
+``"box"`` (the default) is ``x0``/``y0``/``x1``/``y1``; ``"<name>_box"`` is the columns
+``<name>_x0`` … ``<name>_y1`` beside them (the ink boxes: ``ink_box`` reads ``ink_x0`` …
+``ink_y1``), or else one column ``<name>_box`` holding ``{x0, y0, x1, y1}`` or
+``[x0, y0, x1, y1]``.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ class LayoutView:
             if row.get("x0") is None:
                 return None
             return row["x0"], row["y0"], row["x1"], row["y1"]
+        prefix = self.box.removesuffix("_box")
+        if row.get(f"{prefix}_x0") is not None:
+            return (row[f"{prefix}_x0"], row[f"{prefix}_y0"], row[f"{prefix}_x1"],
+                    row[f"{prefix}_y1"])
         value = row.get(self.box)
         if value is None:
             return None
@@ -107,7 +113,8 @@ def layout_view(reader: RunReader, scheme: str, box: str = DEFAULT_BOX) -> Layou
             f"run {reader.run_id} (pack {pack_name}) has {what}: {scheme}:// needs PDF "
             "pages with boxes (a pdf run of invoice, receipt, purchase_order or "
             "bank_statement)", fix)
-    if box != DEFAULT_BOX and box not in tables[roles["words"]].names:
+    names = tables[roles["words"]].names
+    if box != DEFAULT_BOX and box not in names and f"{box.removesuffix('_box')}_x0" not in names:
         raise ExportError(f"run {reader.run_id} has no {box!r} box column in its "
                           f"{roles['words']} table",
                           f"use --box {DEFAULT_BOX} (the boxes every run has)")
