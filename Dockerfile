@@ -79,7 +79,6 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
         fonts-breip \
         fonts-dancingscript \
         fonts-dejavu-core \
-        fonts-femkeklaver \
         fonts-kacst \
         fonts-kristi \
         fonts-liberation2 \

@@ -28,9 +28,9 @@ from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
 #: the widest digit of each font, em (a date's boxes are spaced by it)
-DIGIT = {"femkeklaver": 0.49, "Breip": 0.58, "Dancing Script": 0.51, "Kristi": 0.29,
+DIGIT = {"Breip": 0.58, "Dancing Script": 0.51, "Kristi": 0.29,
          "SetoFont": 0.5, "KacstPen": 0.57, "Liberation Mono": 0.6, "Liberation Sans": 0.56,
-         "DejaVu Sans Mono": 0.6, "Noto Sans CJK JP": 0.55, "Noto Naskh Arabic": 0.5}
+         "DejaVu Sans Mono": 0.6, "Noto Sans CJK JP": 0.55, "Noto Naskh Arabic": 0.62}
 #: any date: how many boxes an empty date prints
 EMPTY = dt.date(2000, 1, 1)
 #: one box of a date written in boxes, px; the box size of checkboxes
@@ -90,7 +90,7 @@ def _option(c: Choice, o: Option, writers: tuple[Writer, ...]) -> dict[str, Any]
     w = writers[c.writer]
     ink = w.ink if c.writer else "#111111"
     return {"label": c.field(o), "text": o.text, "field": Field(c.field(o), "", o.state),
-            "mark": Markup(mark_svg(o, BOX, ink, w.weight))}
+            "mark": Markup(mark_svg(o, BOX, ink, w.weight > 400))}
 
 
 def _choice(c: Choice, writers: tuple[Writer, ...]) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def build_context(form: FormRecord) -> dict[str, Any]:
         printed = []
         for part in parts:
             section = form.sections[part.section]
-            printed.append({"key": section.key,
+            printed.append({"key": section.key, "number": part.section + 1,
                             "heading": section.title if part.heading else None,
                             "blocks": [_block(section.blocks[b], form.writers, form.locale)
                                        for b in part.blocks]})
@@ -138,6 +138,6 @@ def build_context(form: FormRecord) -> dict[str, Any]:
         "stamp": form.stamp,
         "stamp_date": Field("stamp_date", jur.date(form.stamp_date),
                             form.stamp_date.isoformat()),
-        "stamp_turn": round(style.uniform(-9, 9), 1),
+        "stamp_turn": round(style.uniform(-4, 4), 1),
         "pages": pages,
     }

@@ -1,6 +1,6 @@
 """Checkbox and radio marks as people make them: ticks and crosses inside or slightly
 outside their box, filled dots, and strays that read as neither checked nor unchecked
-(a faint short stroke, a tick beside the box); drawn as SVG over the box, so the box's
+(a faint stroke, a short dash where the pen was set down); drawn as SVG over the box, so the box's
 golden field is the box alone and its state is in the pixels."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from docfleet.packs.form.records import Option
 PATHS = {
     "tick": "M3 10.5 L8 16 L18 3",
     "cross": "M3 3 L17 17 M17 3 L3 17",
-    "stroke": "M6 12 L11 10.5",
+    "stroke": "M5 13 L15 9.5",
+    "dash": "M6 13.5 L9 12.8",
 }
 
 
@@ -44,9 +45,9 @@ def draw_options(rng: random.Random, options: tuple[tuple[str, str], ...], radio
             if rng.random() < 0.5:
                 out.append(Option(key, text, state, "stroke", _jitter(rng, 0.06), 0.0, 0.6,
                                   round(rng.uniform(-20, 20), 1)))
-            else:  # a tick beside the box, its tip just reaching in
-                out.append(Option(key, text, state, "tick", 0.62 * rng.choice((-1, 1)),
-                                  -0.55, 0.8, round(rng.uniform(-10, 10), 1)))
+            else:  # the pen set down and lifted: a short dash in a corner
+                out.append(Option(key, text, state, "dash", _jitter(rng, 0.04), 0.0, 1.0,
+                                  round(rng.uniform(-10, 10), 1)))
         else:
             mark = rng.choices(("tick", "cross", "fill"), (6, 3.5, 1.5 if radio else 0))[0]
             if rng.random() < 0.3:  # past the box's edges
@@ -64,7 +65,7 @@ def _jitter(rng: random.Random, most: float) -> float:
     return round(rng.uniform(-most, most), 3)
 
 
-def mark_svg(option: Option, size: float, ink: str, weight: float) -> str:
+def mark_svg(option: Option, size: float, ink: str, heavy: bool) -> str:
     """The SVG drawing ``option``'s mark over a box of ``size`` px (empty: none)."""
     if option.mark == "none":
         return ""
@@ -76,8 +77,8 @@ def mark_svg(option: Option, size: float, ink: str, weight: float) -> str:
     if option.mark == "fill":
         body = f'<circle cx="10" cy="10" r="5.5" fill="{ink}"/>'
     else:
-        colour = "#8a8f99" if option.mark == "stroke" else ink
-        width = 1.6 if option.mark == "stroke" else 2.2 + weight * 2
+        colour = "#9a9fa8" if option.mark == "stroke" else ink
+        width = {"stroke": 2.8, "dash": 1.8}.get(option.mark, 2.9 if heavy else 2.3)
         body = (f'<path d="{PATHS[option.mark]}" fill="none" stroke="{colour}" '
                 f'stroke-width="{width:.2f}" stroke-linecap="round" stroke-linejoin="round"/>')
     return f'<svg class="mk" viewBox="0 0 20 20" style="{style}">{body}</svg>'

@@ -96,4 +96,5 @@ class FormPack(TemplatedPack):
     name = "form"
     archetypes = tuple(LAYOUTS)
     steps = FormSteps()
-    max_lines = 1
+    #: the shared ``lines`` option is accepted (up to this) and has nothing to count
+    max_lines = 200

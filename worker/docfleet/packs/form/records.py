@@ -16,7 +16,7 @@ from docfleet.packs.sdk.money import ReconciliationError
 #: what a box shows: ticked or crossed, left empty, or a mark one cannot read as either
 STATES = ("checked", "unchecked", "ambiguous")
 #: how a box was marked
-MARKS = ("tick", "cross", "fill", "stroke", "none")
+MARKS = ("tick", "cross", "fill", "stroke", "dash", "none")
 
 
 def date_parts(locale: str, day: dt.date) -> tuple[tuple[str, str], ...]:

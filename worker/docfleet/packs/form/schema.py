@@ -69,7 +69,7 @@ FORM_CHECKBOXES = pa.schema([
     pa.field("field", pa.string(), nullable=False),
     pa.field("state", pa.string(), nullable=False),  # checked | unchecked | ambiguous
     pa.field("selected", pa.bool_(), nullable=False),
-    pa.field("mark", pa.string(), nullable=False),  # tick | cross | fill | stroke | none
+    pa.field("mark", pa.string(), nullable=False),  # tick | cross | fill | stroke | dash | none
     pa.field("outside", pa.bool_(), nullable=False),
     pa.field("handwritten", pa.bool_(), nullable=False),
 ])
