@@ -7,7 +7,11 @@
   delivery_place, delivery_date, payment_terms (value: days), buyer_{name,address,tax_id,
   phone,email}, supplier_{name,address,tax_id}; per line (``line`` set): line_number, sku,
   description, requested_date, quantity, unit, unit_price, line_tax_rate, amount; per tax
-  row: tax_rate, tax_base, tax_amount; subtotal, total.
+  row: tax_rate, tax_base, tax_amount; subtotal, total; content 3 also budget_amount,
+  blanket_value, released_to_date, credit_limit (look-alikes, each on some orders).
+- Content 3 (``TABLES_V3``): supplier_number, incoterm, delivery_place, the tax ids and a
+  line's requested_date are null where the order does not print them; the look-alike
+  amounts are columns of their own, null where not printed.
 """
 
 from __future__ import annotations
@@ -61,3 +65,24 @@ ORDER_LINES = pa.schema([
 ])
 
 TABLES: dict[str, pa.Schema] = {"purchase_orders": PURCHASE_ORDERS, "order_lines": ORDER_LINES}
+
+
+def _nullable(schema: pa.Schema, names: tuple[str, ...]) -> pa.Schema:
+    for name in names:
+        i = schema.get_field_index(name)
+        schema = schema.set(i, schema.field(name).with_nullable(True))
+    return schema
+
+
+#: content 3: the optional parts are null where the order does not print them, and the
+#: look-alike amounts (null where not printed) follow ``total``
+PURCHASE_ORDERS_V3 = _nullable(PURCHASE_ORDERS, ("supplier_number", "incoterm",
+                                                 "delivery_place"))
+PURCHASE_ORDERS_V3 = PURCHASE_ORDERS_V3.insert(
+    PURCHASE_ORDERS_V3.get_field_index("taxes") + 1, pa.field("budget_amount", MONEY))
+for _k, _name in enumerate(("blanket_value", "released_to_date", "credit_limit"), start=2):
+    PURCHASE_ORDERS_V3 = PURCHASE_ORDERS_V3.insert(
+        PURCHASE_ORDERS_V3.get_field_index("taxes") + _k, pa.field(_name, MONEY))
+ORDER_LINES_V3 = _nullable(ORDER_LINES, ("requested_date",))
+TABLES_V3: dict[str, pa.Schema] = {"purchase_orders": PURCHASE_ORDERS_V3,
+                                   "order_lines": ORDER_LINES_V3}

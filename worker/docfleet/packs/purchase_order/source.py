@@ -9,7 +9,8 @@ import datetime as dt
 import random
 from decimal import Decimal
 
-from docfleet.core.seeding import document_rng
+from docfleet.core.seeding import document_rng, document_seed
+from docfleet.packs.purchase_order.extras import draw_extras
 from docfleet.packs.purchase_order.records import (
     INCOTERMS,
     OrderLine,
@@ -97,6 +98,10 @@ class PurchaseOrderSource:
         taxes = order_taxes(items, jur.currency)
         subtotal = sum((i.amount for i in items), Decimal(0))
         tax_total = sum((t.amount for t in taxes), Decimal(0))
+        extras = None
+        if opts.content >= 3:  # a stream of its own: the draws above do not move
+            extras = draw_extras(random.Random(document_seed(run_id, index) ^ 0x0E3A),
+                                 subtotal + tax_total, jur.currency)
         return PurchaseOrder(
             document=index, po_number=_po_number(rng, issue), archetype=archetype,
             locale=locale, condition=condition, format=opts.format, currency=jur.currency,
@@ -108,5 +113,5 @@ class PurchaseOrderSource:
             payment_days=rng.choice((14, 30, 30, 45, 60, 90)), product_line=product_line.key,
             lines=items, taxes=taxes, subtotal=subtotal, tax_total=tax_total,
             total=subtotal + tax_total, style_seed=rng.getrandbits(32),
-            content=self.options.content,
+            content=self.options.content, extras=extras,
         )
