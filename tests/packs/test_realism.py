@@ -120,3 +120,14 @@ def test_a_small_run_meets_the_diversity_targets(tmp_path: Path, pack: str) -> N
     missed = [f"{f.name}: {f.shown}" for f in diversity.figures(report)
               if f.passed is False and "distinct labels" not in f.name]
     assert not missed, (missed, report["flagged"])
+
+
+def test_statements_print_references_and_value_dates_for_some_banks_only() -> None:
+    """Statement content 4: a reference (column or under the description) and a value
+    date are each on fewer than 30 % of statements (most banks print neither)."""
+    statements = newest("bank_statement")
+    assert {s.content for s in statements} == {4}
+    refs = sum(any(t.reference for t in s.transactions) for s in statements) / 400
+    values = sum(any(t.value_date for t in s.transactions) for s in statements) / 400
+    assert 0.15 < refs < 0.3, refs
+    assert 0.12 < values < 0.3, values

@@ -54,6 +54,10 @@ RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauera
 #: content 3: the templates with a value-date column, and the share of banks using it
 VALUE_DATE_ARCHETYPES = ("ledger", "private")
 VALUE_DATE_SHARE = 0.55
+#: content 4: fewer of those banks print value dates, and only some banks print references
+#: at all (most put nothing but the description on a line)
+VALUE_DATE_SHARE_V4 = 0.36
+REFERENCE_SHARE_V4 = 0.26
 #: content 3: the chance a line of each kind prints no reference (card, cash and fee lines
 #: usually carry none; direct debits, transfers and standing orders mostly do)
 NO_REFERENCE = {"card": 0.6, "cash": 0.85, "fee": 0.75, "debit": 0.2, "transfer_out": 0.1,
@@ -138,14 +142,19 @@ class BankStatementSource:
         # content 3: a stream of its own (the main one is not moved) decides what prints
         side = random.Random(f"bank_statement-v3:{run_id}:{index}") \
             if opts.content >= 3 else None
+        share = VALUE_DATE_SHARE if opts.content < 4 else VALUE_DATE_SHARE_V4
         values = side is None or (archetype in VALUE_DATE_ARCHETYPES
-                                  and side.random() < VALUE_DATE_SHARE)
+                                  and side.random() < share)
+        # content 4: whether this bank prints references at all, from a stream of its own
+        references = opts.content < 4 or random.Random(
+            f"bank_statement-v4:{run_id}:{index}").random() < REFERENCE_SHARE_V4
         for n, ((day, text, amount), balance) in enumerate(zip(drafts, balances, strict=True),
                                                            start=1):
             value = day + dt.timedelta(days=rng.choice((0, 0, 0, 1, 2)))
             ref = rng.choice((f"REF {digits(rng, 10)}", f"{digits(rng, 6)}-{digits(rng, 4)}",
                               f"E2E{digits(rng, 12)}"))
-            printed_ref = side is None or side.random() >= NO_REFERENCE[kinds_of[n - 1]]
+            printed_ref = (side is None or side.random() >= NO_REFERENCE[kinds_of[n - 1]]) \
+                and references
             txs.append(Transaction(n, day, value if values else None, text,
                                    ref if printed_ref else None, amount, balance))
         credits = sum((t.amount for t in txs if t.amount > 0), Decimal(0))
