@@ -131,3 +131,23 @@ def test_statements_print_references_and_value_dates_for_some_banks_only() -> No
     values = sum(any(t.value_date for t in s.transactions) for s in statements) / 400
     assert 0.15 < refs < 0.3, refs
     assert 0.12 < values < 0.3, values
+
+
+def test_receipts_print_a_subtotal_equal_to_the_total_on_about_a_fifth() -> None:
+    """Receipt content 3: of the receipts printing a subtotal and a total, about a fifth
+    print equal amounts (real receipts); a long date never shares a row with its time
+    past the paper's width."""
+    from docfleet.packs.receipt.context import blocks
+    from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
+    from docfleet.packs.receipt.pieces import width
+
+    receipts = newest("receipt")
+    both = [r for r in receipts if not r.tax_inclusive or "subtotal" in r.style.show]
+    equal = sum(r.subtotal == r.total for r in both) / len(both)
+    assert 0.1 < equal < 0.3, equal
+    for r in receipts:
+        cols = RECEIPT_LAYOUTS[r.archetype].columns
+        for row in (x for block in blocks(r) for x in block):
+            names = {p["f"].name for p in row["left"] + row["right"] if p["f"] is not None}
+            if "issue_time" in names:
+                assert width(row["left"]) + width(row["right"]) <= cols, (r.document, row)

@@ -133,8 +133,11 @@ class Printer:
         date = f(self.date_field("issue_date", s.date_format, r.issue_date))
         clock = [f(self.time_field("issue_time", r.issue_time))] if "time" in s.show else []
         date_word = self.key("issue_date") if "date_label" in s.show else ""
-        if "datetime_row" in s.show or not clock:
-            left = [lab("issue_date", date_word)] if date_word else []
+        left = [lab("issue_date", date_word)] if date_word else []
+        one_row = "datetime_row" in s.show or not clock
+        if one_row and r.content >= 3 and clock and width([*left, date, *clock]) > self.cols:
+            one_row = False  # content 3: a long date and its time do not share a row
+        if one_row:
             out.append(row([*left, date, *clock]))
         else:
             out += self.kv("issue_date", [date], word=date_word)

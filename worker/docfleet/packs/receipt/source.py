@@ -218,6 +218,12 @@ def _web(fake: Any, rng: random.Random) -> str:
     return word if len(word) >= 3 else f"shop{rng.randint(10, 99)}"
 
 
+#: content 3: of the tax-inclusive receipts whose style prints a subtotal, the share that
+#: keeps it (a tax-inclusive till prints one mostly where something follows it; real
+#: receipts printing both show subtotal = total on about a fifth)
+INCLUSIVE_SUBTOTAL_V3 = 0.3
+
+
 class ReceiptSource:
     """Deterministic receipt records for one run's options (content version
     ``options.content``: 2 draws a :class:`~.variation.ReceiptStyle` per document)."""
@@ -289,6 +295,10 @@ class ReceiptSource:
         rounding = Decimal(0)
         if v2:
             style = draw_style(vr, jur, cols, kind, method == "cash", _web(fake, vr))
+            if opts.content >= 3 and inclusive and "subtotal" in style.show \
+                    and random.Random(f"receipt-v3:{run_id}:{index}").random() \
+                    >= INCLUSIVE_SUBTOTAL_V3:
+                style = dataclasses.replace(style, show=style.show - {"subtotal"})
             budget = cols - ITEM_TABLE_COLUMNS if "item_table" in style.show else 20
             items_t = _restyle(items_t, style, budget)
             if method == "cash":
