@@ -151,3 +151,33 @@ def test_receipts_print_a_subtotal_equal_to_the_total_on_about_a_fifth() -> None
             names = {p["f"].name for p in row["left"] + row["right"] if p["f"] is not None}
             if "issue_time" in names:
                 assert width(row["left"]) + width(row["right"]) <= cols, (r.document, row)
+
+
+def test_arabic_documents_read_right() -> None:
+    """ar-SA at this round's versions: no English glued to Arabic place or company names,
+    no line ending on a bound word ("آل", "بن", a title), no street cut from its
+    district (issue 25 item 5)."""
+    from docfleet.packs.sdk.text import BOUND_WORDS
+
+    def latin(text: str) -> bool:
+        return any(ch.isascii() and ch.isalpha() for ch in text)
+
+    def bound_end(text: str) -> bool:
+        return text.split()[-1].rstrip("،,") in BOUND_WORDS
+
+    for pack in ("purchase_order", "bank_statement", "receipt"):
+        p = load_pack(pack)
+        source = p.source(p.validate_options({"format": "html", "locales": "ar-SA"}))
+        for record in (source.generate("arabic", i) for i in range(120)):
+            if pack == "purchase_order":
+                assert not latin(record.delivery_place), record.delivery_place
+                lines = record.ship_to
+            elif pack == "bank_statement":
+                lines = (*record.holder_address, *record.bank_address)
+                for t in record.transactions:
+                    assert not latin(t.description) and not bound_end(t.description), \
+                        t.description
+            else:
+                lines = record.store.address
+            for line in lines:
+                assert not bound_end(line), (pack, line)

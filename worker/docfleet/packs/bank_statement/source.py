@@ -17,7 +17,7 @@ from docfleet.packs.sdk.money import MINOR_UNITS, round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
 from docfleet.packs.sdk.parties import address, seeded_faker
 from docfleet.packs.sdk.telemetry import traced
-from docfleet.packs.sdk.text import digits, fit
+from docfleet.packs.sdk.text import arabic_company, digits, fit, fit_lines, fit_whole
 
 FIRST_MONTH = dt.date(2023, 1, 1)
 MONTHS = 36
@@ -92,9 +92,12 @@ class BankStatementSource:
         fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
         bank = rng.choice(BANKS.get(lang, BANKS["en"]))
-        bank_address = tuple(fit(a, 40) for a in address(fake, jur, state, rng))
+        cut = fit_whole if opts.content >= 4 else fit  # 4: never end a cut on a bound word
+        bank_address = fit_lines(address(fake, jur, state, rng), 40) if opts.content >= 4 \
+            else tuple(fit(a, 40) for a in address(fake, jur, state, rng))
         holder = fit(fake.name(), 36)
-        holder_address = tuple(fit(a, 40) for a in address(fake, jur, state, rng))
+        holder_address = fit_lines(address(fake, jur, state, rng), 40) \
+            if opts.content >= 4 else tuple(fit(a, 40) for a in address(fake, jur, state, rng))
         account = account_for(rng, locale)
         if account.bic in REAL_BANKS:  # the bank the account number names
             bank = REAL_BANKS[account.bic]
@@ -104,7 +107,10 @@ class BankStatementSource:
             - dt.timedelta(days=1)
         count = rng.randint(*opts.lines) if opts.lines else (
             rng.randint(6, 28) if rng.random() < 0.8 else rng.randint(40, 90))
-        employer = fit(fake.company(), 24)
+        employer_name = fake.company()
+        employer = fit(employer_name, 24)
+        company = (lambda c: arabic_company(c)) if opts.content >= 4 and lang == "ar" \
+            else (lambda c: c)  # 4: Faker's ar-SA companies mix in English words
         drafts: list[tuple[dt.date, str, Decimal]] = []
         kinds_of: list[str] = []  # each draft's kind (content 3: which lines print a ref)
         q = lambda v: round_money(v, cur)  # noqa: E731
@@ -112,7 +118,7 @@ class BankStatementSource:
             day = start + dt.timedelta(days=rng.randrange((end - start).days + 1))
             if k == 0:
                 kind = "salary"
-                text, amount = f"{SALARY.get(lang, SALARY['en'])} {employer}", \
+                text, amount = f"{SALARY.get(lang, SALARY['en'])} {company(employer_name) if opts.content >= 4 else employer}", \
                     Decimal(rng.randint(180000, 520000)) / 100
             elif k == 1 and count > 4:
                 kind = "rent"
@@ -129,10 +135,10 @@ class BankStatementSource:
                 elif kind == "fee":
                     text, amount = word, Decimal(rng.randint(lo * 100, hi * 100)) / 100
                 else:
-                    text = f"{word} {fake.company()}"
+                    text = f"{word} {company(fake.company())}"
                     amount = Decimal(rng.randint(lo * 100, hi * 100)) / 100
                 amount *= sign
-            drafts.append((day, fit(text, 32), q(amount * scale)))
+            drafts.append((day, cut(text, 32), q(amount * scale)))
             kinds_of.append(kind)
         order = sorted(range(len(drafts)), key=lambda i: drafts[i][0])  # stable: as before
         drafts, kinds_of = [drafts[i] for i in order], [kinds_of[i] for i in order]

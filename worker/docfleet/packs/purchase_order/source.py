@@ -20,7 +20,7 @@ from docfleet.packs.purchase_order.records import (
 from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES
 from docfleet.packs.sdk.money import round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
-from docfleet.packs.sdk.parties import address, party, seeded_faker
+from docfleet.packs.sdk.parties import SA_CITIES, address, party, seeded_faker
 from docfleet.packs.sdk.products import (
     PRODUCT_LINES,
     UNITS,
@@ -29,7 +29,7 @@ from docfleet.packs.sdk.products import (
     draw_unit_price,
 )
 from docfleet.packs.sdk.telemetry import traced
-from docfleet.packs.sdk.text import digits, fit
+from docfleet.packs.sdk.text import digits, fit, fit_lines, fit_whole
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
@@ -47,6 +47,14 @@ def _po_number(rng: random.Random, day: dt.date) -> str:
     if style == 1:
         return f"45{digits(rng, 8)}"
     return f"B{day.strftime('%y%m')}-{digits(rng, 4)}"
+
+
+def _place(city: str, locale: str, content: int, seed: int) -> str:
+    """The delivery place: from content 3 an ar-SA order names a Saudi city (Faker's
+    ar-SA cities glue English suffixes to Arabic names)."""
+    if content >= 3 and locale == "ar-SA":
+        return random.Random(seed ^ 0x0E3C).choice(SA_CITIES)
+    return city
 
 
 class PurchaseOrderSource:
@@ -68,7 +76,11 @@ class PurchaseOrderSource:
         buyer, _ = party(rng, fake, jur, seller=True, state=state)
         supplier, _ = party(rng, fake, jur, seller=True,
                           state=rng.choice(sorted(US_STATE_RATES)) if state else None)
-        ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in address(fake, jur, state, rng)))
+        street = address(fake, jur, state, rng)
+        if opts.content >= 3:  # never a cut street or a line ending on a bound word
+            ship_to = (fit_whole(buyer.name, 44), *fit_lines(street, 44))
+        else:
+            ship_to = (fit(f"{buyer.name}", 44), *(fit(a, 44) for a in street))
         rates = dict(jur.rates)
         if state is not None:
             rates = {"standard": US_STATE_RATES[state], "reduced": Decimal(0),
@@ -108,7 +120,8 @@ class PurchaseOrderSource:
             issue_date=issue, buyer=buyer, supplier=supplier,
             supplier_number=f"V{digits(rng, 6)}", ship_to=ship_to,
             contact=fit(fake.name(), 30), incoterm=rng.choice(INCOTERMS),
-            delivery_place=fit(fake.city(), 24),
+            delivery_place=_place(fit(fake.city(), 24), locale, opts.content,
+                                  document_seed(run_id, index)),
             delivery_date=max(i.requested_date for i in items),
             payment_days=rng.choice((14, 30, 30, 45, 60, 90)), product_line=product_line.key,
             lines=items, taxes=taxes, subtotal=subtotal, tax_total=tax_total,

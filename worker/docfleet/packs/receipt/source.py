@@ -36,7 +36,7 @@ from docfleet.packs.sdk.money import round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
 from docfleet.packs.sdk.parties import party, seeded_faker
 from docfleet.packs.sdk.telemetry import traced
-from docfleet.packs.sdk.text import digits, fit, whole
+from docfleet.packs.sdk.text import digits, fit, fit_lines, fit_whole, whole
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
@@ -246,9 +246,11 @@ class ReceiptSource:
         fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
         seller, _ = party(rng, fake, jur, seller=True, state=state)
+        cut = fit_whole if opts.content >= 3 else fit  # 3: never end a cut on a bound word
         store = Store(
-            fit(seller.name, int(cols / 1.35)),  # printed 1.3x larger
-            tuple(fit(line, cols) for line in seller.address),
+            cut(seller.name, int(cols / 1.35)),  # printed 1.3x larger
+            fit_lines(seller.address, cols) if opts.content >= 3
+            else tuple(fit(line, cols) for line in seller.address),
             fit(seller.phone, cols - 6),
             whole(seller.tax_id, cols - 12) if seller.tax_id and rng.random() < 0.8 else None,
         )
