@@ -111,6 +111,7 @@ class BankStatementSource:
         employer = fit(employer_name, 24)
         company = (lambda c: arabic_company(c)) if opts.content >= 4 and lang == "ar" \
             else (lambda c: c)  # 4: Faker's ar-SA companies mix in English words
+        payer = company(employer_name) if opts.content >= 4 else employer
         drafts: list[tuple[dt.date, str, Decimal]] = []
         kinds_of: list[str] = []  # each draft's kind (content 3: which lines print a ref)
         q = lambda v: round_money(v, cur)  # noqa: E731
@@ -118,7 +119,7 @@ class BankStatementSource:
             day = start + dt.timedelta(days=rng.randrange((end - start).days + 1))
             if k == 0:
                 kind = "salary"
-                text, amount = f"{SALARY.get(lang, SALARY['en'])} {company(employer_name) if opts.content >= 4 else employer}", \
+                text, amount = f"{SALARY.get(lang, SALARY['en'])} {payer}", \
                     Decimal(rng.randint(180000, 520000)) / 100
             elif k == 1 and count > 4:
                 kind = "rent"
