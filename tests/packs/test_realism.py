@@ -181,3 +181,22 @@ def test_arabic_documents_read_right() -> None:
                 lines = record.store.address
             for line in lines:
                 assert not bound_end(line), (pack, line)
+
+
+def test_merchants_buyers_and_suppliers_repeat_with_a_long_tail() -> None:
+    """Receipt and order content 3 draw merchants, buyers and suppliers from per-run
+    long-tail pools (sdk.parties.pooled_party, as invoices' sellers): some issue many
+    documents, most few, and a party is the same company wherever it appears."""
+    from collections import defaultdict
+
+    for pack, role in (("receipt", lambda r: r.store.address),
+                       ("purchase_order", lambda r: r.buyer),
+                       ("purchase_order", lambda r: r.supplier)):
+        records = newest(pack)
+        counts = Counter(role(r) for r in records)
+        assert max(counts.values()) >= 3, pack
+        assert 0.5 * len(records) < len(counts) < 0.95 * len(records), (pack, len(counts))
+    names = defaultdict(set)
+    for po in newest("purchase_order"):
+        names[po.buyer.address].add((po.buyer.name, po.buyer.tax_id))
+    assert all(len(ids) == 1 for ids in names.values())

@@ -20,7 +20,13 @@ from docfleet.packs.purchase_order.records import (
 from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES
 from docfleet.packs.sdk.money import round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
-from docfleet.packs.sdk.parties import SA_CITIES, address, party, seeded_faker
+from docfleet.packs.sdk.parties import (
+    SA_CITIES,
+    address,
+    party,
+    pooled_party,
+    seeded_faker,
+)
 from docfleet.packs.sdk.products import (
     PRODUCT_LINES,
     UNITS,
@@ -76,6 +82,9 @@ class PurchaseOrderSource:
         buyer, _ = party(rng, fake, jur, seller=True, state=state)
         supplier, _ = party(rng, fake, jur, seller=True,
                           state=rng.choice(sorted(US_STATE_RATES)) if state else None)
+        if opts.content >= 3:  # buyers issue many orders, to suppliers they use again
+            buyer = pooled_party(run_id, jur, index, "buyer", state)[0]
+            supplier = pooled_party(run_id, jur, index, "supplier")[0]
         street = address(fake, jur, state, rng)
         if opts.content >= 3:  # never a cut street or a line ending on a bound word
             ship_to = (fit_whole(buyer.name, 44), *fit_lines(street, 44))

@@ -34,7 +34,7 @@ from docfleet.packs.receipt.variation import (
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.money import round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
-from docfleet.packs.sdk.parties import party, seeded_faker
+from docfleet.packs.sdk.parties import party, pooled_party, seeded_faker
 from docfleet.packs.sdk.telemetry import traced
 from docfleet.packs.sdk.text import digits, fit, fit_lines, fit_whole, whole
 
@@ -246,6 +246,8 @@ class ReceiptSource:
         fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
         seller, _ = party(rng, fake, jur, seller=True, state=state)
+        if opts.content >= 3:  # real merchants print many receipts: a per-run long tail
+            seller = pooled_party(run_id, jur, index, "merchant", state)[0]
         cut = fit_whole if opts.content >= 3 else fit  # 3: never end a cut on a bound word
         store = Store(
             cut(seller.name, int(cols / 1.35)),  # printed 1.3x larger
