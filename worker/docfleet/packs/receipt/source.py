@@ -220,7 +220,8 @@ def _web(fake: Any, rng: random.Random) -> str:
 
 #: content 3: of the tax-inclusive receipts whose style prints a subtotal, the share that
 #: keeps it (a tax-inclusive till prints one mostly where something follows it; real
-#: receipts printing both show subtotal = total on about a fifth)
+#: receipts printing both show subtotal = total on about a fifth); the others print their
+#: net and tax totals instead
 INCLUSIVE_SUBTOTAL_V3 = 0.3
 
 
@@ -302,7 +303,9 @@ class ReceiptSource:
             if opts.content >= 3 and inclusive and "subtotal" in style.show \
                     and random.Random(f"receipt-v3:{run_id}:{index}").random() \
                     >= INCLUSIVE_SUBTOTAL_V3:
-                style = dataclasses.replace(style, show=style.show - {"subtotal"})
+                # ... and its net and tax totals instead (Total excl. VAT, Total VAT)
+                style = dataclasses.replace(
+                    style, show=(style.show - {"subtotal"}) | {"tax_base_total", "tax_total"})
             budget = cols - ITEM_TABLE_COLUMNS if "item_table" in style.show else 20
             items_t = _restyle(items_t, style, budget)
             if method == "cash":
