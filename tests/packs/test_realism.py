@@ -109,7 +109,9 @@ def test_order_golden_rows_are_null_exactly_where_nothing_is_printed(tmp_path: P
 
 #: every figure but the label counts holds on a 400-document run (labels per language need
 #: the issue's 1,000 documents: ja and ar get ~40 documents each here; their pools are
-#: held by ``test_every_language_has_the_label_variants_the_target_needs``)
+#: held by ``test_every_language_has_the_label_variants_the_target_needs``); a free line
+#: flagged in a language with fewer than 100 documents here is not judged
+#: (``bench/diversity.py`` judges it on 1,000)
 @pytest.mark.fleet
 @pytest.mark.parametrize("pack", ["purchase_order", "bank_statement", "invoice"])
 def test_a_small_run_meets_the_diversity_targets(tmp_path: Path, pack: str) -> None:
@@ -117,8 +119,13 @@ def test_a_small_run_meets_the_diversity_targets(tmp_path: Path, pack: str) -> N
     require(Path(chromium).exists(), f"Chromium at {chromium}")
     run(tmp_path, pack, 400, "format=pdf", "conditions=clean")
     report = diversity.measure_run(RunReader(f"file://{tmp_path}/out", "r"))
+    # a free line's share is per language: over the ~40 ja or ar documents of this run it
+    # is noise (one document moves it 2.5 points), so those are judged on 100 or more
+    sure = [e for e in report["flagged"]
+            if e.get("language") is None or report["languages"][e["language"]] >= 100]
     missed = [f"{f.name}: {f.shown}" for f in diversity.figures(report)
-              if f.passed is False and "distinct labels" not in f.name]
+              if f.passed is False and "distinct labels" not in f.name
+              and not (f.key == "optional" and not sure)]
     assert not missed, (missed, report["flagged"])
 
 
