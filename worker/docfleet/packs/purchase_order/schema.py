@@ -67,22 +67,22 @@ ORDER_LINES = pa.schema([
 TABLES: dict[str, pa.Schema] = {"purchase_orders": PURCHASE_ORDERS, "order_lines": ORDER_LINES}
 
 
-def _nullable(schema: pa.Schema, names: tuple[str, ...]) -> pa.Schema:
-    for name in names:
-        i = schema.get_field_index(name)
-        schema = schema.set(i, schema.field(name).with_nullable(True))
-    return schema
+def _content_3(schema: pa.Schema, nullable: tuple[str, ...],
+               after: str | None = None, added: tuple[str, ...] = ()) -> pa.Schema:
+    """``schema`` with ``nullable`` made nullable and ``added`` money columns after
+    ``after``."""
+    fields = [f.with_nullable(True) if f.name in nullable else f for f in schema]
+    if after is not None:
+        at = schema.get_field_index(after) + 1
+        fields[at:at] = [pa.field(name, MONEY) for name in added]
+    return pa.schema(fields)
 
 
 #: content 3: the optional parts are null where the order does not print them, and the
-#: look-alike amounts (null where not printed) follow ``total``
-PURCHASE_ORDERS_V3 = _nullable(PURCHASE_ORDERS, ("supplier_number", "incoterm",
-                                                 "delivery_place"))
-PURCHASE_ORDERS_V3 = PURCHASE_ORDERS_V3.insert(
-    PURCHASE_ORDERS_V3.get_field_index("taxes") + 1, pa.field("budget_amount", MONEY))
-for _k, _name in enumerate(("blanket_value", "released_to_date", "credit_limit"), start=2):
-    PURCHASE_ORDERS_V3 = PURCHASE_ORDERS_V3.insert(
-        PURCHASE_ORDERS_V3.get_field_index("taxes") + _k, pa.field(_name, MONEY))
-ORDER_LINES_V3 = _nullable(ORDER_LINES, ("requested_date",))
-TABLES_V3: dict[str, pa.Schema] = {"purchase_orders": PURCHASE_ORDERS_V3,
-                                   "order_lines": ORDER_LINES_V3}
+#: look-alike amounts (null where not printed) follow ``taxes``
+TABLES_V3: dict[str, pa.Schema] = {
+    "purchase_orders": _content_3(
+        PURCHASE_ORDERS, ("supplier_number", "incoterm", "delivery_place"), "taxes",
+        ("budget_amount", "blanket_value", "released_to_date", "credit_limit")),
+    "order_lines": _content_3(ORDER_LINES, ("requested_date",)),
+}
