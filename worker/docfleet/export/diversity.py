@@ -256,7 +256,8 @@ SPECS: dict[str, PackSpec] = {
     "purchase_order": PackSpec(
         "purchase_order", "purchase_orders",
         {"total": "total", "date": "issue_date", "number": "po_number"}, _FAMILIES,
-        frozenset({"subtotal", "total"}),
+        frozenset({"subtotal", "total", "budget_amount", "blanket_value",
+                   "released_to_date", "credit_limit"}),
         required={
             # an order is an offer to buy: its number and date, who orders what from whom,
             # delivered where and when, at what price

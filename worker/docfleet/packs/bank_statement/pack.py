@@ -80,7 +80,8 @@ class BankStatementPack(TemplatedPack):
     #: 3: a drawn BIC's bank code is ASCII A-Z (issue 29 item 5)
     #: 3 also: value dates printed by some banks only, references missing on many
     #: card / cash / fee lines (issue 25; null in the golden rows where not printed)
-    #: 4: ``split`` and the transactions' ``cells``
+    #: 4: ``split`` and the transactions' ``cells``; value dates on fewer banks'
+    #: statements, references printed by some banks only, more notes (issue 25)
     content_versions = (1, 2, 3, 4)
     split = "split"
 
