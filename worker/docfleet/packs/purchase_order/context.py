@@ -166,6 +166,7 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
         "payment_terms": Field("payment_terms", L["payment"].format(days=po.payment_days),
                                str(po.payment_days)),
         "pages": pages,
+        "content": po.content,
         "show_line_tax": len(po.taxes) > 1,
         "subtotal": money_field(jur, "subtotal", po.subtotal),
         "taxes": [{"rate": Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k),
