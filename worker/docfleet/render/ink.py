@@ -75,12 +75,14 @@ def _page_glyphs(textpage: object, height: float) -> list[tuple[str, Box, Box]]:
     out = []
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     loose = raw.FS_RECTF()
+    unicode, char_box, loose_box = (raw.FPDFText_GetUnicode, raw.FPDFText_GetCharBox,
+                                    raw.FPDFText_GetLooseCharBox)
     for i in range(raw.FPDFText_CountChars(tp)):
-        code = raw.FPDFText_GetUnicode(tp, i)
-        if code in (0, 0xFFFE) or chr(code).isspace() or raw.FPDFText_IsGenerated(tp, i) == 1:
+        code = unicode(tp, i)  # pdfium's generated characters are spaces and breaks
+        if code in (0, 0xFFFE) or chr(code).isspace():
             continue
-        raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top)
-        raw.FPDFText_GetLooseCharBox(tp, i, loose)
+        char_box(tp, i, left, right, bottom, top)
+        loose_box(tp, i, loose)
         ink = (round(left.value, 3), round(height - top.value, 3),
                round(right.value, 3), round(height - bottom.value, 3))
         typo = (round(loose.left, 3), round(height - loose.top, 3),
