@@ -102,6 +102,25 @@ def raster_box(mask: Image.Image, box: Box, dpi: int, across: float = MARGIN
             (y0 + found[3]) / s)
 
 
+def dark_box(grey: Image.Image, box: Box, dpi: int) -> Box | None:
+    """The box (points) of the pixels of a scanned page darker than half way between the
+    paper and the darkest ink inside ``box`` + :data:`MARGIN` (a blurred edge's middle)."""
+    s = dpi / 72
+    x0, y0 = max(0, int((box[0] - MARGIN) * s)), max(0, int((box[1] - MARGIN) * s))
+    x1 = min(grey.width, int((box[2] + MARGIN) * s) + 1)
+    y1 = min(grey.height, int((box[3] + MARGIN) * s) + 1)
+    crop = grey.crop((x0, y0, x1, y1))
+    lo, hi = crop.getextrema()
+    if hi - lo < 60:
+        return None
+    mid = (lo + hi) // 2
+    found = crop.point(lambda v: 255 if v < mid else 0).getbbox()
+    if not found:
+        return None
+    return ((x0 + found[0]) / s, (y0 + found[1]) / s, (x0 + found[2]) / s,
+            (y0 + found[3]) / s)
+
+
 def iou(a: Box, b: Box) -> float:
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
@@ -198,7 +217,6 @@ def test_ink_quads_follow_the_scan(chromium: Chromium, locale: str) -> None:
         grey = pdf[0].render(scale=dpi / 72, grayscale=True).to_pil().convert("L")
     finally:
         pdf.close()
-    dark = grey.point(lambda v: 255 if v < 150 else 0)
     ink_scores, box_scores = [], []
     for w in doc.rows["words"]:
         if w["page"] != 1:
@@ -206,7 +224,7 @@ def test_ink_quads_follow_the_scan(chromium: Chromium, locale: str) -> None:
         q = w["ink_quad"]
         hull = (min(q[0::2]), min(q[1::2]), max(q[0::2]), max(q[1::2]))
         assert hull == pytest.approx(edges(w, "ink_"), abs=0.002)
-        found = raster_box(dark, edges(w), dpi)
+        found = dark_box(grey, edges(w), dpi)
         if found is None or min(hull[2] - hull[0], hull[3] - hull[1]) < 3:
             continue
         ink_scores.append(iou(hull, found))

@@ -16,6 +16,7 @@ painted over, clipped away, or printed in the colour of what lies under it) is a
 from __future__ import annotations
 
 import ctypes
+import math
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -204,8 +205,9 @@ def _unseen(page: object, layout: Layout, word_glyphs: list[list[Glyph]],
         w_, h_ = ink[2] - ink[0], ink[3] - ink[1]
         if min(w_, h_) < MIN_INK or w_ * h_ < MIN_INK_AREA:
             continue
-        x0, y0 = int(ink[0] * scale), int(ink[1] * scale)
-        x1, y1 = max(x0 + 1, -int(-ink[2] * scale)), max(y0 + 1, -int(-ink[3] * scale))
+        x0, y0 = math.floor(ink[0] * scale), math.floor(ink[1] * scale)
+        x1 = max(x0 + 1, math.ceil(ink[2] * scale))
+        y1 = max(y0 + 1, math.ceil(ink[3] * scale))
         lo, hi = image.crop((x0, y0, x1, y1)).getextrema()
         if hi - lo < MIN_CONTRAST:
             faults.append(f"word {w.text!r}{_owner(w)} is not visible on page {w.page}")
