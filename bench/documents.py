@@ -1,6 +1,6 @@
 """What a document costs: whole-process-tree CPU per document (marginal) and per run
 (fixed) for ``html``, clean and scanned PDFs, documents/s with 1 and 2 tasks, the same for
-a clean PDF of every pack (invoice, receipt, purchase_order, bank_statement: one row per
+a clean PDF of every pack (invoice, receipt, purchase_order, bank_statement, form: one row per
 pack), and the bare-Chromium floor (one reused page printing the same invoice) measured in
 the same sitting, and issue 32's plain floor (``--plain-floor``: a reused headless shell
 printing a one-page heading + 30 paragraphs HTML, marginal over 40 -> 200 prints; every
@@ -55,7 +55,7 @@ MODES = {
     "pdf-scan": ["--option", "conditions=scan"],
 }
 #: the packs measured per pack (clean PDFs, their default options otherwise)
-PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
+PACKS = ("invoice", "receipt", "purchase_order", "bank_statement", "form")
 TICK = os.sysconf("SC_CLK_TCK")
 
 #: one reused page printing the same invoice again and again (argv: executable, prints,

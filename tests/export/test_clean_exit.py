@@ -6,10 +6,17 @@ The abort this holds off ("terminate called without an active exception", SIGABR
 interpreter finalised. ``read_shard`` decodes on the calling thread; the first test
 counts the process's OS threads (``/proc/self/task``, but jemalloc's lazily started
 background thread) around it, which is exact and
-does not depend on timing, the second runs real exports in their own processes."""
+does not depend on timing, the second runs real exports in their own processes.
+
+Beyond the threads we know of, a finished command never reaches the interpreter's native
+teardown at all (``docfleet.cli.finish``): the third test plants a native teardown that
+aborts (a C ``__cxa_atexit`` handler calling ``abort()``, which runs where the C++ static
+destructors of a thread pool run) and holds that the command's own exit code comes out —
+the same plant aborts a plain interpreter, the control."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -59,3 +66,23 @@ def test_exports_exit_cleanly_in_their_own_process(bench: Run, tmp_path: Path) -
                        "--to", to, timeout=300)
             assert "terminate called" not in done.stderr, done.stderr
             assert done.returncode == 0, f"{to}: exit {done.returncode}\n{done.stderr}"
+
+
+_NATIVE_TEARDOWN_ABORTS = """import ctypes
+libc = ctypes.CDLL(None)
+libc.__cxa_atexit(ctypes.cast(libc.abort, ctypes.c_void_p), None, None)
+"""
+
+
+def test_a_finished_command_never_runs_the_native_teardown(tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text(_NATIVE_TEARDOWN_ABORTS)
+    env = {"PYTHONPATH": str(tmp_path), "PYTHONFAULTHANDLER": ""}
+    control = subprocess.run([sys.executable, "-c", "print('done')"], capture_output=True,
+                             text=True, env={**os.environ, **env}, timeout=60)
+    assert control.stdout == "done\n" and control.returncode == -6, (
+        "the control: a plain interpreter's teardown aborts with this plant")
+    ok = cli("--version", env=env)
+    assert ok.returncode == 0 and "version" in ok.stdout, ok.stderr
+    refused = cli("status", "nope", "--state", f"sqlite:///{tmp_path}/none.db", env=env)
+    assert refused.returncode == 2, refused.stderr  # a bad input keeps its own code
+    assert "does not exist" in refused.stderr and "Aborted" not in refused.stderr

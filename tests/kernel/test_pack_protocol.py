@@ -61,7 +61,7 @@ def test_every_installed_pack_is_a_whole_pack_with_its_own_members() -> None:
     assert estimate is not None and estimate["pages"] > 0
     assert invoice.describe() and isinstance(invoice.describe(), dict)
     assert invoice.template_loader() is not None and bench.template_loader() is None
-    for name in ("invoice", "receipt", "purchase_order", "bank_statement", "bench"):
+    for name in ("invoice", "receipt", "purchase_order", "bank_statement", "form", "bench"):
         assert isinstance(load_pack(name), DocumentPack), name
 
 

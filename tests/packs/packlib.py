@@ -1,5 +1,5 @@
-"""Shared helpers for the pack tests (receipt, purchase_order, bank_statement; the run
-reconciliation checks also for the invoice)."""
+"""Shared helpers for the pack tests (receipt, purchase_order, bank_statement, form; the
+run reconciliation checks also for the invoice)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 
 from docfleet.packs.bank_statement import BankStatementPack
 from docfleet.packs.base import RenderedDocument
+from docfleet.packs.form import FormPack
 from docfleet.packs.purchase_order import PurchaseOrderPack
 from docfleet.packs.receipt import ReceiptPack
 from docfleet.packs.sdk.locales import JURISDICTIONS
@@ -24,9 +25,11 @@ PACKS: dict[str, TemplatedPack] = {
     "purchase_order": PurchaseOrderPack(),
     "bank_statement": BankStatementPack(),
 }
+#: the form pack (its own tests: test_form_pack.py; the grid and cover tests include it)
+FORM = FormPack()
 #: each pack's document table (one row per document)
 HEAD = {"receipt": "receipts", "purchase_order": "purchase_orders",
-        "bank_statement": "statements"}
+        "bank_statement": "statements", "form": "forms"}
 
 
 def pdf_of(doc: RenderedDocument) -> bytes:
@@ -122,5 +125,19 @@ def check_invoices(root: Path, heads: list[dict]) -> None:
         assert inv["total"] == inv["subtotal"] + inv["tax_total"]
 
 
+def check_forms(root: Path, heads: list[dict]) -> None:
+    """A form's counts are its rows': entries, filled ones, boxes and checked ones."""
+    entries, boxes = defaultdict(list), defaultdict(list)
+    for row in pq.read_table(root / "golden" / "form_entries").to_pylist():
+        entries[row["document"]].append(row)
+    for row in pq.read_table(root / "golden" / "form_checkboxes").to_pylist():
+        boxes[row["document"]].append(row)
+    for f in heads:
+        rows, ticks = entries[f["document"]], boxes[f["document"]]
+        assert (f["entries"], f["filled"]) == (len(rows), sum(r["filled"] for r in rows))
+        assert (f["checkboxes"], f["checked"]) == (
+            len(ticks), sum(r["state"] == "checked" for r in ticks))
+
+
 CHECKS = {"invoice": check_invoices, "receipt": check_receipts, "purchase_order": check_orders,
-          "bank_statement": check_statements}
+          "bank_statement": check_statements, "form": check_forms}

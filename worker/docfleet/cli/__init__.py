@@ -11,8 +11,14 @@ inside its command function, never at import time. Command modules import
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import faulthandler
 import importlib
+import os
 import sys
+import threading
+from typing import NoReturn
 
 import click
 
@@ -26,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "catalogue": "catalogue:catalogue",  # issue 5: LLM catalogue build
     "export": "export:export", "card": "export:card", "score": "score:score",  # issues 8, 15
     "report": "report:report",  # issue 6: run report (HTML)
+    "preview": "preview:preview",  # issue 28: one page with its golden boxes drawn
     "store": "store:store",  # issue 17: docfleet store init
 }
 
@@ -56,9 +63,45 @@ def entrypoint() -> None:
     """The ``docfleet`` program (console script and ``python -m docfleet``): :func:`main`
     in a process of its own. A task process (``docfleet work``) first keeps pyarrow
     from importing pandas, which it never uses
-    (:func:`docfleet.dataset.shards.skip_pandas_probe`)."""
+    (:func:`docfleet.dataset.shards.skip_pandas_probe`).
+
+    A native crash prints every thread's Python stack (:mod:`faulthandler`), so it names
+    its thread. A finished command ends through :func:`finish`: its own exit code, never
+    the interpreter's native teardown."""
+    faulthandler.enable()
     if sys.argv[1:2] == ["work"]:
         from docfleet.dataset.shards import skip_pandas_probe  # lazy: start-up
 
         skip_pandas_probe()
-    main()
+    try:
+        main()  # standalone: always ends in SystemExit
+    except SystemExit as stop:
+        finish(stop.code)
+
+
+def finish(code: int | str | None) -> NoReturn:
+    """End the process with ``code`` (``SystemExit`` semantics: ``None`` is 0, a string
+    is printed and is 1) once everything Python owes the command is done: the other
+    non-daemon threads joined as the interpreter joins them, ``atexit`` handlers run
+    (telemetry flush, log handlers, temporary directories), stdout and stderr flushed —
+    then ``os._exit``, skipping the interpreter's teardown of extension modules and the
+    C++ static destructors after it. That teardown is where native libraries (Arrow's
+    and DuckDB's thread pools, pdfium) have aborted a command that had already
+    succeeded ("terminate called without an active exception", SIGABRT, exit 134): it
+    has nothing left to write, so a finished command never depends on it. The exit
+    code is the command's own."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        print(code, file=sys.stderr)
+        status = 1
+    # what the interpreter does first on its way out: the threading atexit hooks (an
+    # executor's idle workers are told to stop), then every non-daemon thread joined
+    getattr(threading, "_shutdown", lambda: None)()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(status)

@@ -95,6 +95,39 @@ def run_output(run_id: str, settings: Settings, store: Any = None, *,
         own.close()
 
 
+def run_reader(run_id: str, settings: Settings, *, partial: bool = False) -> Any:
+    """The :class:`~docfleet.export.RunReader` of run ``run_id`` at its output URI
+    (:func:`run_output`). A run that has no root manifest there and that the state store
+    (when one is asked, as :func:`run_output` asks it) does not hold either is refused as
+    unknown (:class:`ConfigError` naming both places), not as incomplete."""
+    from docfleet.core.errors import ConfigError, RunNotFoundError  # lazy: start-up
+    from docfleet.core.outputs import given_out  # lazy: start-up
+    from docfleet.core.uris import redact  # lazy: start-up
+    from docfleet.export import RunIncompleteError, RunReader  # lazy: start-up
+    from docfleet.state import open_state_store  # lazy: start-up
+
+    out = run_output(run_id, settings)
+    try:
+        return RunReader(out, run_id, partial=partial, state_uri=settings.state)
+    except RunIncompleteError:
+        if given_out(settings) is not None and "state" not in settings.model_fields_set:
+            raise  # the outputs alone were asked
+        try:
+            store = open_state_store(settings.state, create=False)
+        except RunNotFoundError:  # a local database that does not exist holds no run
+            store = None
+        try:
+            known = store is not None and store.get_run(run_id) is not None
+        finally:
+            if store is not None:
+                store.close()
+        if known:
+            raise
+        raise ConfigError(f"run {run_id} is not in state store {redact(settings.state)} "
+                          f"and has no outputs under {redact(out)}",
+                          "check the run id (docfleet list) and --state / --out") from None
+
+
 def run_options(fn: F) -> F:
     """The options that define a run, shared by ``work`` and ``run``."""
     for decorator in reversed([

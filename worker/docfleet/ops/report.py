@@ -1,14 +1,17 @@
 """``docfleet report``: one self-contained HTML page about a run, built from the state store
 (units with ``worked_by``, ``claimed_at``, ``finished_at``, errors; the spend rollup) and
 the manifest (root totals, parts present). No scripts, fonts or images are fetched: the
-charts are inline SVG, so the file can be mailed or attached to a CI job.
+charts are inline SVG and the thumbnails PNG data URIs, so the file can be mailed or
+attached to a CI job.
 
 Sections: progress, a per-task timeline of units (Gantt: one row per task process, one
 bar per unit from its latest claim to its end), throughput over time, failures with their
-errors, spend by model."""
+errors, spend by model, and for a complete run with pages, thumbnails of its first
+documents with their golden boxes."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import html
 from collections import defaultdict
@@ -24,6 +27,7 @@ from docfleet.state.base import StateStore
 #: Gantt geometry (px).
 CHART_WIDTH, LABEL_WIDTH, ROW_HEIGHT, BAR_HEIGHT = 960, 170, 22, 14
 THROUGHPUT_BUCKETS = 40  # at most
+THUMBNAILS, THUMBNAIL_DPI = 4, 28  # documents drawn in a complete run's report
 STATE_COLOURS = {"DONE": "#2e7d32", "RUNNING": "#1565c0", "FAILED": "#c62828",
                  "PENDING": "#9e9e9e"}
 
@@ -195,7 +199,8 @@ def report_data(
         by_state[unit.state.value] += unit.count
     failures = [u for u in units if u.last_error and (u.state != UnitState.DONE)]
     retried = [u for u in units if u.state == UnitState.DONE and u.attempts > 1]
-    manifest: dict[str, Any] = {"root": None, "parts": None, "uri": None, "problem": None}
+    manifest: dict[str, Any] = {"root": None, "parts": None, "uri": None, "problem": None,
+                                "thumbnails": []}
     if files is not None:
         manifest["uri"] = files.uri(ROOT_KEY)
         try:
@@ -206,6 +211,8 @@ def report_data(
             manifest["problem"] = exc.message
         manifest["parts"] = sum(1 for k in files.blob.list(files.key("manifest/"))
                                 if k.endswith(".json"))
+        if manifest["root"] is not None:
+            manifest["thumbnails"] = thumbnails(files, run_id)
     elapsed = (max(finished) if finished and not running else now) - t0 if claimed else 0.0
     spend_total = store.total_spend(run_id)
     spend_models = sorted(store.spend_by_model(run_id).items(), key=lambda kv: -kv[1])
@@ -227,6 +234,22 @@ def report_data(
         if budget.reservations else None,
         "colours": STATE_COLOURS, "bytes": _bytes, "when": _when,
     }
+
+
+def thumbnails(files: RunFiles, run_id: str, count: int = THUMBNAILS) -> list[dict[str, Any]]:
+    """The first page of a complete run's first ``count`` PDF documents with their golden
+    boxes drawn (:func:`docfleet.export.preview.thumbnails`), each as a PNG data URI; none
+    for a run without pages or whose outputs cannot be read as they were recorded."""
+    from docfleet.export.preview import thumbnails as draw  # lazy: extra (pdfium, pillow)
+    from docfleet.export.reader import ExportError, RunReader  # lazy: extra
+
+    try:
+        drawn = draw(RunReader(files.blob, run_id), count, dpi=THUMBNAIL_DPI)
+    except ExportError:  # a damaged run: the manifest section says what is wrong
+        return []
+    return [{"document": p.document, "condition": p.condition,
+             "src": "data:image/png;base64," + base64.b64encode(p.png()).decode("ascii")}
+            for p in drawn]
 
 
 _TEMPLATE = """<!doctype html>
@@ -255,6 +278,9 @@ code, .err { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-s
 svg .grid { stroke: #eeeeee; } svg .tick, svg .label { font-size: 11px; fill: #616161; }
 svg .label { fill: #212121; } svg .rate { fill: #90caf9; }
 svg .cumulative { fill: none; stroke: #0d47a1; stroke-width: 2; }
+.thumbs { display: flex; gap: 12px; flex-wrap: wrap; align-items: flex-start; }
+.thumbs figure { margin: 0; border: 1px solid #e0e0e0; padding: 4px; }
+.thumbs figcaption { font-size: 12px; color: #616161; }
 .legend span { display: inline-block; width: 10px; height: 10px; margin: 0 4px 0 12px;
                border-radius: 2px; }
 </style></head>
@@ -335,6 +361,15 @@ units, {{ manifest.root.files }} files, {{ bytes(manifest.root.bytes) }}.</p>
 {{ manifest.parts }} of {{ unit_total }} unit parts written.
 {% if manifest.problem %}<span class="err">{{ manifest.problem }}</span>{% endif %}</p>
 {% else %}<p id="manifest" class="muted">Manifest not read (no --out).</p>{% endif %}
+{% if manifest.thumbnails %}
+<h2>Documents</h2>
+<div class="muted">The first page of the first documents with their golden boxes drawn
+(<code>docfleet preview RUN INDEX</code> draws any page larger).</div>
+<div class="thumbs" id="thumbnails">{% for t in manifest.thumbnails %}<figure
+ data-document="{{ t.document }}"><img alt="document {{ t.document }}" src="{{ t.src }}">
+<figcaption>document {{ t.document }} · {{ t.condition }}</figcaption></figure>
+{% endfor %}</div>
+{% endif %}
 </body></html>
 """
 

@@ -18,9 +18,15 @@ Counting (micro-averaged; every prediction is a claim):
   box of that occurrence (best over occurrences, same page when a page is given);
   ``accuracy`` is the share with IoU ≥ the threshold (default 0.5).
 
-All documents of the run are scored: a document without predictions counts its fields
-as false negatives. Precision without any prediction is 0 (1 if there was nothing to
-find); recall likewise. Breakdowns repeat the counts per archetype, locale and condition.
+The documents scored are those of :attr:`Truth.documents` (the caller chooses them: by
+default the documents the predictions name, or a split, or every document); a scored
+document without a prediction of some field counts that field as a false negative.
+Precision without any prediction is 0 (1 if there was nothing to find); recall likewise.
+Breakdowns repeat the counts per archetype, locale and condition.
+
+**Worst documents**: per document, its counts and its differences (each FN paired with
+an FP of the same field and row as one ``expected`` / ``predicted`` diff; the rest alone);
+the ``worst`` documents with the most errors (then the lowest F1) are kept.
 """
 
 from __future__ import annotations
@@ -169,19 +175,52 @@ def assign(score: list[list[float]]) -> list[tuple[int, int]]:
     return sorted((c, r) for r, c in pairs) if transposed else sorted(pairs)
 
 
+def pair_misses(misses: list[tuple[str, int | None, Prediction | None, Occurrence | None]]
+                ) -> list[dict[str, Any]]:
+    """One document's FPs and FNs as diffs: an FN and an FP of the same field and golden
+    row are one wrong value (``expected`` and ``printed`` from the truth, ``predicted``);
+    an FN alone was missed (``predicted`` null), an FP alone invented (``expected``
+    null)."""
+    wrong: dict[tuple[str, int | None], list[Prediction]] = defaultdict(list)
+    for name, line, pred, _ in misses:
+        if pred is not None:
+            wrong[(name, line)].append(pred)
+    diffs = []
+    for name, line, _pred, occ in misses:
+        if occ is None:
+            continue
+        partner = wrong[(name, line)].pop(0) if wrong[(name, line)] else None
+        diffs.append({"field": name, "line": line, "expected": occ.value,
+                      "printed": occ.text, "predicted": partner.value if partner else None})
+    for (name, line), preds in wrong.items():
+        diffs += [{"field": name, "line": line, "expected": None, "printed": None,
+                   "predicted": p.value} for p in preds]
+    # wrong values first, then invented, then missed; header fields before rows
+    return sorted(diffs, key=lambda d: (d["predicted"] is None, d["expected"] is None,
+                                        d["line"] is not None, d["line"] or 0, d["field"]))
+
+
 class Scorer:
     """Accumulates counts per field and per (dimension, value, field)."""
 
-    def __init__(self, truth: Truth, exact: bool = False, iou_threshold: float = 0.5) -> None:
+    def __init__(self, truth: Truth, exact: bool = False, iou_threshold: float = 0.5,
+                 worst: int = 10) -> None:
         self.truth = truth
         self.exact = exact
         self.iou_threshold = iou_threshold
         self.fields: dict[str, Counts] = defaultdict(Counts)
         self.by: dict[tuple[str, str, str], Counts] = defaultdict(Counts)
+        self.worst_kept = worst
+        self.worst: list[dict[str, Any]] = []
+        #: the documents of the batch being scored: counts, and FPs and FNs by (field, row)
+        self._doc_counts: dict[int, Counts] = defaultdict(Counts)
+        self._misses: dict[int, list[tuple[str, int | None, Prediction | None,
+                                           Occurrence | None]]] = defaultdict(list)
 
     def _count(self, doc: int, name: str, pred: Prediction | None = None,
-               occurrences: list[Occurrence] | None = None) -> None:
-        """Record one TP (pred and occurrences), FP (pred only) or FN (occurrences only)."""
+               occurrences: list[Occurrence] | None = None, line: int | None = None) -> None:
+        """Record one TP (pred and occurrences), FP (pred only) or FN (occurrences only);
+        ``line``: the golden row the prediction or truth belongs to, if any."""
         delta = Counts()
         if pred is not None and occurrences is not None:
             delta.tp = 1
@@ -193,8 +232,11 @@ class Scorer:
                 delta.localised = int(best >= self.iou_threshold)
         elif pred is not None:
             delta.fp = 1
+            self._misses[doc].append((name, line, pred, None))
         else:
             delta.fn = 1
+            self._misses[doc].append((name, line, None, occurrences[0] if occurrences else None))
+        self._doc_counts[doc].add(delta)
         self.fields[name].add(delta)
         attrs = self.truth.documents[doc]
         for dim in DIMENSIONS:
@@ -222,6 +264,21 @@ class Scorer:
             self._score_header(key, header.get(key, []))
         for key in sorted(set(rows) | set(self.truth.rows)):
             self._score_rows(key, rows.get(key, {}))
+        self._keep_worst()
+
+    def _keep_worst(self) -> None:
+        """Fold the batch's documents into :attr:`worst` (bounded) and forget them."""
+        for doc, counts in self._doc_counts.items():
+            if counts.fp + counts.fn == 0:
+                continue
+            attrs = self.truth.documents[doc]
+            self.worst.append({"document": doc, **{k: attrs[k] for k in (
+                "file", "archetype", "locale", "condition")}, **counts.as_dict(),
+                "diffs": pair_misses(self._misses.get(doc, []))})
+        self.worst.sort(key=lambda d: (-(d["fp"] + d["fn"]), d["f1"], d["document"]))
+        del self.worst[self.worst_kept:]
+        self._doc_counts.clear()
+        self._misses.clear()
 
     def _score_header(self, key: tuple[int, str], preds: list[Prediction]) -> None:
         doc, name = key
@@ -264,7 +321,7 @@ class Scorer:
                     del open_fields[g][pred.field]
                     self._count(doc, pred.field, pred, occ)
                 else:
-                    self._count(doc, pred.field, pred)
+                    self._count(doc, pred.field, pred, line=g)
         for pred in by_line.get(None, []):  # no line id: any open truth of that field
             hit = next((g for g in g_lines if pred.field in open_fields[g] and self._matches(
                 doc, pred.field, pred, open_fields[g][pred.field])), None)
@@ -274,7 +331,7 @@ class Scorer:
                 self._count(doc, pred.field, pred, open_fields[hit].pop(pred.field))
         for g in g_lines:
             for name, occ in open_fields[g].items():
-                self._count(doc, name, None, occ)
+                self._count(doc, name, None, occ, line=g)
 
     def report(self) -> dict[str, Any]:
         """The results as a JSON-ready dict (see :func:`docfleet.scoring.score_run`)."""
@@ -301,4 +358,5 @@ class Scorer:
             "overall": overall.as_dict(),
             "fields": {name: c.as_dict() for name, c in sorted(self.fields.items())},
             "breakdown": breakdown,
+            "worst_documents": self.worst,
         }

@@ -28,8 +28,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         if not console.is_terminal:  # piped: wide enough for every column
             console = Console(width=130)
     boxes = report["overall"].get("localisation") is not None
-    title = (f"run {report.get('run_id', '?')}: {report['documents']} documents, "
+    title = (f"run {report.get('run_id', '?')}: {report['documents']} documents scored, "
              f"{report.get('predictions', 0)} predictions, {report['mode']} matching")
+    if report.get("scope"):
+        console.print(f"Scored {report['scope']}.")
     table = Table(title=title)
     table.add_column("field", no_wrap=True)
     for col in ("support", "TP", "FP", "FN", "precision %", "recall %", "F1 %"):
@@ -61,6 +63,32 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
             t.add_row(value, str(entry["documents"]), str(m["tp"]), str(m["fp"]),
                       str(m["fn"]), _pct(m["precision"]), _pct(m["recall"]), _pct(m["f1"]))
         console.print(t)
+    worst = report.get("worst_documents") or []
+    if worst:
+        t = Table(title="worst documents (field: expected → predicted)")
+        for col in ("document", "TP", "FP", "FN", "F1 %", "differences"):
+            t.add_column(col, justify="left" if col in ("document", "differences")
+                         else "right")
+        for doc in worst:
+            t.add_row(f"{doc['document']} {doc['file']}\n{doc['locale']} "
+                      f"{doc['archetype']} {doc['condition']}", str(doc["tp"]),
+                      str(doc["fp"]), str(doc["fn"]), _pct(doc["f1"]),
+                      "\n".join(diff_line(d) for d in doc["diffs"][:MAX_DIFF_LINES]) + (
+                          f"\n… {len(doc['diffs']) - MAX_DIFF_LINES} more (--json)"
+                          if len(doc["diffs"]) > MAX_DIFF_LINES else ""))
+        console.print(t)
+
+
+MAX_DIFF_LINES = 8  # per document in the terminal; the JSON has every diff
+
+
+def diff_line(diff: dict[str, Any]) -> str:
+    """``total: '1234.50' → '1234.51'`` (``line 2 sku: …`` for a row field; ``(missing)``
+    or ``(not printed)`` for a side that is absent)."""
+    where = f"line {diff['line']} " if diff["line"] is not None else ""
+    expected = "(not printed)" if diff["expected"] is None else repr(diff["expected"])
+    predicted = "(missing)" if diff["predicted"] is None else repr(diff["predicted"])
+    return f"{where}{diff['field']}: {expected} → {predicted}"
 
 
 COLORS = {"precision": "#4e79a7", "recall": "#f28e2b", "f1": "#59a14f"}
@@ -119,8 +147,9 @@ def html_report(report: dict[str, Any]) -> str:
         "section{display:inline-block;vertical-align:top;margin:0 1.5em 1.5em 0}"
         "h3{margin:.2em 0}</style></head><body>",
         f"<h1>Score of run {html.escape(str(report.get('run_id', '')))}</h1>",
-        f"<p>{report['documents']} documents, {report.get('predictions', 0)} predictions, "
-        f"{report['mode']} matching. {legend}</p>",
+        f"<p>{report['documents']} documents scored, {report.get('predictions', 0)} "
+        f"predictions, {report['mode']} matching. {legend}</p>",
+        f"<p>Scored {html.escape(str(report.get('scope', '')))}.</p>",
         "<h2>Overall and per field</h2>",
         _bars([("overall", report["overall"]), *report["fields"].items()], 700),
         _metrics_table([("overall", report["overall"]), *report["fields"].items()]),
@@ -130,6 +159,16 @@ def html_report(report: dict[str, Any]) -> str:
         if groups:
             parts.append(f"<h2>By {dim}</h2>")
             parts.append(_bars([(v, e["overall"]) for v, e in groups.items()]))
+    worst = report.get("worst_documents") or []
+    if worst:
+        parts.append("<h2>Worst documents</h2><table><tr><th>document</th><th>TP</th>"
+                     "<th>FP</th><th>FN</th><th>F1</th><th>differences</th></tr>")
+        parts += [f"<tr><td>{d['document']} {html.escape(d['file'])}</td><td>{d['tp']}</td>"
+                  f"<td>{d['fp']}</td><td>{d['fn']}</td><td>{_pct(d['f1'])}</td>"
+                  f"<td style='text-align:left'>"
+                  f"{'<br>'.join(html.escape(diff_line(x)) for x in d['diffs'])}</td></tr>"
+                  for d in worst]
+        parts.append("</table>")
     parts.append("<h2>Each field by archetype, locale and condition</h2>")
     for name, m in report["fields"].items():
         groups = [("all", m)]

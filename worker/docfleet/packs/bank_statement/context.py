@@ -194,6 +194,8 @@ def build_context(s: BankStatement) -> dict[str, Any]:
         "total_credits": money_field(jur, "total_credits", s.total_credits),
         "total_debits": money_field(jur, "total_debits", s.total_debits),
         "pages": pages,
+        #: content 4: the transactions table's cells are golden rows (``cells``, issue 28)
+        "cells_table": "transactions" if s.content >= 4 else None,
         # content 3: a bank that prints no value dates drops the column
         "value_dates": any(t.value_date for t in s.transactions),
     }

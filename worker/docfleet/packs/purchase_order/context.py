@@ -167,6 +167,8 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
                                str(po.payment_days)),
         "pages": pages,
         "content": po.content,
+        #: content 3: the lines table's cells are golden rows (``cells``, issue 28)
+        "cells_table": "order_lines" if po.content >= 3 else None,
         "show_line_tax": len(po.taxes) > 1,
         "subtotal": money_field(jur, "subtotal", po.subtotal),
         "taxes": [{"rate": Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k),

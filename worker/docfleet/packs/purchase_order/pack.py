@@ -10,12 +10,14 @@ import pyarrow as pa
 
 from docfleet.packs.purchase_order.context import PO_ARCHETYPES, build_context, page_size
 from docfleet.packs.purchase_order.records import PurchaseOrder
-from docfleet.packs.purchase_order.schema import TABLES
+from docfleet.packs.purchase_order.schema import PURCHASE_ORDERS, TABLES
 from docfleet.packs.purchase_order.source import PurchaseOrderSource
 from docfleet.packs.sdk.options import PackOptions
 from docfleet.packs.sdk.pack import TemplatedPack
 from docfleet.packs.sdk.rows import document_meta
+from docfleet.packs.sdk.schema import with_split
 from docfleet.packs.sdk.session import PrintedDocument
+from docfleet.packs.sdk.splits import document_split
 
 MAX_LINES = 200
 
@@ -58,6 +60,8 @@ class PurchaseOrderSteps:
             "total": po.total,
             "taxes": [{"rate": t.rate, "base": t.base, "amount": t.amount} for t in po.taxes],
         }
+        if po.content >= 3:  # every pack's document table holds its split (issue 28)
+            head["split"] = document_split(po.document)
         lines = [{
             "document": po.document, "line": i.line,
             "page": line_pages[i.line] if line_pages else None, "sku": i.sku,
@@ -75,5 +79,10 @@ class PurchaseOrderPack(TemplatedPack):
     archetypes = tuple(PO_ARCHETYPES)
     steps = PurchaseOrderSteps()
     max_lines = MAX_LINES
-    #: 1: one convention; 2: each document's words, money and dates drawn
+    #: 1: one convention; 2: each document's words, money and dates drawn; 3: ``split``
+    #: and the order lines' ``cells``
     content_versions = (1, 2, 3)
+    split = "split"
+
+    def content_tables(self, content: int) -> dict[str, pa.Schema]:
+        return {"purchase_orders": with_split(PURCHASE_ORDERS)} if content >= 3 else {}

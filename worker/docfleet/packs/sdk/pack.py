@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class TemplatedPack(Pack):
     """A pack of records rendered through its own templates (see the module docstring).
     ``split``: the document table's column that holds the document's split, if the pack
-    assigns splits."""
+    assigns splits (declared only for the content versions whose table has it)."""
 
     archetypes: ClassVar[tuple[str, ...]]
     steps: ClassVar[DocumentSteps]
@@ -54,9 +54,12 @@ class TemplatedPack(Pack):
 
         content = self.parse(options).content
         own = {**self.steps.tables, **self.content_tables(content)}
+        document = next(iter(own))
+        # a content version before the pack's split column has none
+        split = self.split if self.split in own[document].names else None
         shared = layout_tables(ink_truth(self.steps, content))
-        return GoldenTables({**own, **shared}, document=next(iter(own)),
-                            roles={table: table for table in shared}, split=self.split)
+        return GoldenTables({**own, **shared}, document=document,
+                            roles={table: table for table in shared}, split=split)
 
     def content_tables(self, content: int) -> Mapping[str, pa.Schema]:
         """The pack's own tables whose schema content version ``content`` changes (a

@@ -338,7 +338,8 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
     },
     "cells": {
         "document": "document index", "page": "1-based page",
-        "table": "which table (line_items)", "table_index": "the table's number on its page",
+        "table": "which table (line_items, order_lines, transactions)",
+        "table_index": "the table's number on its page",
         "cell": "cell id, 0-based in the document", "row": "0-based row; 0 is the header row",
         "column": "0-based column", "column_span": "columns the cell spans",
         "header": "whether it is a header cell", "text": "cell text, spaces collapsed",
@@ -363,6 +364,16 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
         "annotations": "annotated: each mark's kind, text and box in points",
     },
 }
+
+
+#: the document table's split column (train | validation | test) of a pack that assigns
+#: splits without options of its own (:func:`docfleet.packs.sdk.splits.document_split`)
+SPLIT_FIELD = pa.field("split", pa.string(), nullable=False)
+
+
+def with_split(schema: pa.Schema) -> pa.Schema:
+    """Document table ``schema`` with :data:`SPLIT_FIELD` appended."""
+    return schema.append(SPLIT_FIELD)
 
 
 def meta_fields() -> tuple[list[pa.Field], list[pa.Field]]:
