@@ -116,7 +116,9 @@ def test_golden_tables_name_the_document_table_and_each_role() -> None:
     invoice = load_pack("invoice").tables(load_pack("invoice").validate_options({}))
     assert (invoice.document, invoice.key, invoice.split) == ("invoices", "document", "split")
     assert invoice.role("line_items") == "records" and invoice.table("pages") == "pages"
-    assert invoice.boxed == ("fields", "words", "lines", "labels", "cells")
+    assert invoice.boxed == ("fields", "words", "chars", "lines", "labels", "cells")
+    before = load_pack("invoice").tables({"content": 2})  # ink truth came with content 3
+    assert before.boxed == ("fields", "words", "lines", "labels", "cells")
     assert dict(invoice) == {name: invoice[name] for name in invoice}
     receipt = load_pack("receipt").tables({})
     assert (receipt.document, receipt.split, receipt.role("receipt_items")) == (

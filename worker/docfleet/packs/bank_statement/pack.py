@@ -25,6 +25,8 @@ MAX_TRANSACTIONS = 300
 
 class BankStatementSteps:
     tables: dict[str, pa.Schema] = TABLES
+    #: ink truth and the visibility check from this content version on
+    ink_content = 4
     #: printed values an annotator highlights, ticks or circles
     markable = ("opening_balance", "balance", "balance_carried_forward", "closing_balance",
                 "statement_number")

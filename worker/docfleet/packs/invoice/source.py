@@ -7,6 +7,7 @@ with the same library versions.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from decimal import Decimal
@@ -15,11 +16,12 @@ from typing import Any
 from docfleet.core.seeding import document_rng, document_seed
 from docfleet.packs.invoice.options import InvoiceOptions
 from docfleet.packs.invoice.records import Invoice, LineItem, build_line, tax_lines
+from docfleet.packs.sdk.banking import with_rib_key
 from docfleet.packs.sdk.catalogue import load_catalogue
 from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
 from docfleet.packs.sdk.money import cents, round_money
 from docfleet.packs.sdk.options import choose
-from docfleet.packs.sdk.parties import Party, party, pooled_party, seeded_faker
+from docfleet.packs.sdk.parties import Party, group_iban, party, pooled_party, seeded_faker
 from docfleet.packs.sdk.products import (
     PRODUCT_LINES,
     UNITS,
@@ -152,6 +154,9 @@ class InvoiceSource:
         seller, registration = party(rng, fake, jur, seller=True, state=state)
         if opts.content >= 2:  # real sellers issue many invoices: a per-run long tail
             seller, registration, state = pooled_seller(run_id, jur, index)
+        if opts.content >= 3 and seller.iban:  # a French IBAN with its valid RIB key
+            seller = dataclasses.replace(
+                seller, iban=group_iban(with_rib_key(seller.iban.replace(" ", ""))))
         buyer_state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
         buyer, _ = party(rng, fake, jur, seller=False, state=buyer_state)
         rates = dict(jur.rates)

@@ -174,6 +174,7 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
         "payment_terms": Field("payment_terms", L["payment"].format(days=po.payment_days),
                                str(po.payment_days)),
         "pages": pages,
+        "content": po.content,
         #: content 3: the lines table's cells are golden rows (``cells``, issue 28)
         "cells_table": "order_lines" if po.content >= 3 else None,
         "show_line_tax": len(po.taxes) > 1,

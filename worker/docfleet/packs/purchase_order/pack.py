@@ -24,6 +24,8 @@ MAX_LINES = 200
 
 class PurchaseOrderSteps:
     tables: dict[str, pa.Schema] = TABLES
+    #: ink truth and the visibility check from this content version on
+    ink_content = 3
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "po_number", "delivery_date")
 

@@ -27,6 +27,8 @@ MAX_ITEMS = 60
 
 class ReceiptSteps:
     tables: dict[str, pa.Schema] = TABLES
+    #: ink truth and the visibility check from this content version on
+    ink_content = 3
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "receipt_number")
 
