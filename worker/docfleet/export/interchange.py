@@ -11,7 +11,11 @@ own size at that scale, rounded up to whole pixels).
 - COCO: ``DIR/annotations.json`` with ``images``, ``annotations`` (``bbox`` =
   ``[x, y, width, height]`` in pixels) and ``categories``: ``word`` (id 1) and one
   category per field name (ids 2… in name order). Word annotations carry ``text``; field
-  annotations carry ``text``, ``value``, ``line`` and ``occurrence``.
+  annotations carry ``text``, ``value``, ``line`` and ``occurrence``. A pack with selection
+  marks (the form pack's checkboxes and radio buttons, :attr:`LayoutView.marks`) adds the
+  categories ``checkbox.checked``, ``checkbox.unchecked`` and ``checkbox.ambiguous``
+  (supercategory ``checkbox``, after the fields): one more annotation per mark, on its
+  field's box, with ``kind`` (checkbox or radio), ``group``, ``option`` and ``selected``.
 - FUNSD: ``DIR/annotations/<stem>_p<N>.json`` per page with the FUNSD ``form`` list:
   one ``question`` entity per printed label (``labels`` rows of kind ``label``), one
   ``header`` per printed heading, one ``answer`` per printed field occurrence (plus the
@@ -41,6 +45,9 @@ from docfleet.export.raster import PageImage
 from docfleet.export.reader import RunReader
 from docfleet.export.tabular import ExportResult
 
+#: the states of a selection mark, each a COCO category of its own
+MARK_STATES = ("checked", "unchecked", "ambiguous")
+
 
 def atomic_write(path: Path, data: bytes) -> None:
     """Write ``path`` through a temporary name in its folder, then rename."""
@@ -69,6 +76,10 @@ class CocoSink:
         self.categories = [{"id": 1, "name": "word", "supercategory": "text"}]
         self.categories += [{"id": i, "name": name, "supercategory": "field"}
                             for i, name in enumerate(fields, start=2)]
+        if view.marks:
+            self.categories += [{"id": len(self.categories) + 1 + i, "name": f"checkbox.{s}",
+                                 "supercategory": "checkbox"}
+                                for i, s in enumerate(MARK_STATES)]
         self.category = {c["name"]: c["id"] for c in self.categories}
         self.counts = {"images": 0, "annotations": 0}
         self.info = {"description": f"docfleet run {reader.run_id}", "version": "1.0",
@@ -111,12 +122,18 @@ class CocoSink:
             box = box_of(w)
             if w["page"] == img.number and box is not None:
                 add("word", img.box(box), {"text": w["text"], "word": w["word"]})
+        marks = self.view.marks_of(rows)
         for f in rows["fields"]:
             box = box_of(f)
             if f["page"] == img.number and box is not None:
                 add(f["field"], img.box(box), {"text": f["text"], "value": f["value"],
                                                "line": f["line"],
                                                "occurrence": f["occurrence"]})
+                mark = marks.get(f["field"])
+                if mark is not None and mark["state"] in MARK_STATES:
+                    add(f"checkbox.{mark['state']}", img.box(box),
+                        {"kind": mark.get("kind"), "group": mark.get("group"),
+                         "option": mark.get("option"), "selected": mark.get("selected")})
 
     def finish(self) -> ExportResult:
         tmp = self.directory / f".annotations.json.{os.getpid()}.tmp"

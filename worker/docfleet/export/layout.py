@@ -43,6 +43,13 @@ class LayoutView:
     box: str = DEFAULT_BOX
     #: the pack's own per-document tables (line items, transactions)
     records: tuple[str, ...] = ()
+    #: record tables of selection marks (checkboxes, radio buttons): a row names the
+    #: ``field`` whose box is the mark and its ``state`` (checked, unchecked, ambiguous)
+    marks: tuple[str, ...] = ()
+
+    def marks_of(self, rows: Rows) -> dict[str, dict[str, Any]]:
+        """field name → its selection-mark row, for one document's rows."""
+        return {row["field"]: row for table in self.marks for row in rows.get(table, ())}
 
     def box_of(self, row: Mapping[str, Any]) -> Box | None:
         """``row``'s box in PDF points (``None`` where it has none, as html fields)."""
@@ -119,5 +126,6 @@ def layout_view(reader: RunReader, scheme: str, box: str = DEFAULT_BOX) -> Layou
                           f"{roles['words']} table",
                           f"use --box {DEFAULT_BOX} (the boxes every run has)")
     records = tuple(t for t in tables if tables.role(t) == "records" and t in present)
+    marks = tuple(t for t in records if {"field", "state"} <= set(tables[t].names))
     return LayoutView(reader.run_id, pack_name, tables.document, tables.split, roles, box,
-                      records)
+                      records, marks)
