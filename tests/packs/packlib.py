@@ -3,6 +3,8 @@ run reconciliation checks also for the invoice)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
@@ -30,6 +32,20 @@ FORM = FormPack()
 #: each pack's document table (one row per document)
 HEAD = {"receipt": "receipts", "purchase_order": "purchase_orders",
         "bank_statement": "statements", "form": "forms"}
+
+
+def docfleet(cwd: Path, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
+    """The ``docfleet`` CLI in a process of its own, in ``cwd``."""
+    return subprocess.run([sys.executable, "-m", "docfleet", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=cwd)
+
+
+def by_document(root: Path, table: str) -> dict[int, list[dict]]:
+    """A run's golden ``table`` (all its shards under ``root``) by document."""
+    out: dict[int, list[dict]] = defaultdict(list)
+    for row in pq.read_table(root / "golden" / table).to_pylist():
+        out[row["document"]].append(row)
+    return out
 
 
 def pdf_of(doc: RenderedDocument) -> bytes:

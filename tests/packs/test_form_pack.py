@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from collections import defaultdict
 from itertools import product
 from pathlib import Path
@@ -23,7 +21,7 @@ from typing import Any
 import pyarrow.parquet as pq
 import pypdfium2 as pdfium
 import pytest
-from packlib import glyphs
+from packlib import by_document, docfleet, glyphs
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.form import FormPack
@@ -43,18 +41,6 @@ SCALE, INSET, DARK, INK = 4, 0.22, 128, 200
 #: a checked box's interior is at least this share dark, an ambiguous one has ink but less
 #: dark than that, an unchecked one has (next to) no ink
 CHECKED_DARK, BLANK_INK = 0.14, 0.02
-
-
-def docfleet(cwd: Path, *args: str, timeout: float = 1800) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docfleet", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
-
-
-def by_document(root: Path, table: str) -> dict[int, list[dict]]:
-    out: dict[int, list[dict]] = defaultdict(list)
-    for row in pq.read_table(root / "golden" / table).to_pylist():
-        out[row["document"]].append(row)
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from collections import defaultdict
 from itertools import product
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from packlib import CHECKS, HEAD, PACKS, glyphs
+from packlib import CHECKS, HEAD, PACKS, by_document, docfleet, glyphs
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.bank_statement.context import LABELS as STATEMENT_LABELS
@@ -42,18 +39,6 @@ ENGLISH = {"invoice": INVOICE_LABELS["en"], "receipt": RECEIPT_LABELS["en"],
 #: the script a locale's own words are written in
 SCRIPT = {"ja-JP": re.compile("[\u3040-\u30ff\u4e00-\u9fff]"),
           "ar-SA": re.compile("[\u0600-\u06ff]")}
-
-
-def docfleet(cwd: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docfleet", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
-
-
-def by_document(root: Path, table: str) -> dict[int, list[dict]]:
-    out: dict[int, list[dict]] = defaultdict(list)
-    for row in pq.read_table(root / "golden" / table).to_pylist():
-        out[row["document"]].append(row)
-    return out
 
 
 @pytest.mark.fleet
