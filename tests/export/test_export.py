@@ -18,8 +18,8 @@ from docfleet.blob import open_blob_store
 from docfleet.export import RunReader, export_run
 from support.fleet import cli
 
-TABLES = ["cells", "fields", "invoices", "labels", "line_items", "lines", "links", "pages",
-          "words"]
+TABLES = ["cells", "chars", "fields", "invoices", "labels", "line_items", "lines", "links",
+          "pages", "words"]
 
 
 @pytest.fixture(scope="module")

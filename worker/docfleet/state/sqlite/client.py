@@ -7,6 +7,7 @@ the store's coordination (:mod:`.store`) and ledger (:mod:`.ledger`) halves."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import sqlite3
 import threading
@@ -86,6 +87,26 @@ CREATE TABLE IF NOT EXISTS reservations (
 """
 
 
+#: the database files this process opened, checkpointed at exit (:func:`_checkpoint_at_exit`)
+_OPENED: set[Path] = set()
+
+
+def _checkpoint_at_exit() -> None:
+    """Fold the write-ahead log of every store this process opened into its database
+    file, so that the file alone holds every committed write (a copy of it is complete)
+    however the process leaves its connections: ``docfleet.cli.finish`` ends a command
+    without the interpreter's teardown, which used to close them (the last close
+    checkpoints). A fresh connection's checkpoint touches no other connection; a store
+    still busy (a reader holding a snapshot) is left as it is, its log as durable."""
+    for path in sorted(_OPENED):
+        with contextlib.suppress(sqlite3.Error), \
+                contextlib.closing(sqlite3.connect(path, timeout=1.0)) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+atexit.register(_checkpoint_at_exit)
+
+
 def locked(exc: BaseException) -> bool:
     """Whether an SQLite error is another process holding the file (retried)."""
     msg = str(exc).lower()
@@ -130,6 +151,7 @@ class SQLiteClient:
             self._retry(self._init_schema)
         else:
             self._retry(self._check_schema)
+        _OPENED.add(self.path)
         opcount.maybe_instrument(self)
 
     def _conn(self) -> sqlite3.Connection:
