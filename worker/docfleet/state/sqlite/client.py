@@ -180,11 +180,15 @@ class SQLiteClient:
                     c.execute(stmt)
 
     def _check_schema(self) -> None:
-        """A read-only open: the file must already be a docfleet state store."""
-        row = self._conn().execute(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-            "('runs', 'units')").fetchone()
-        if row[0] != 2:
+        """A read-only open: the file must already be a docfleet state store. A file with
+        no tables at all is one a task is creating this moment (or an empty file): it
+        holds no run yet, :class:`RunNotFoundError`, not a wrong file."""
+        names = {r[0] for r in self._conn().execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not names:
+            raise RunNotFoundError(f"state store {self.uri} holds no runs yet",
+                                   "check --state / DOCFLEET_STATE (nothing was created)")
+        if not {"runs", "units"} <= names:
             raise ConfigError(f"state store {self.uri} is an SQLite file but not a docfleet "
                               "state store", "check --state / DOCFLEET_STATE")
 
