@@ -54,6 +54,7 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # leaves their files out (the packages stay installed, apt stays consistent); of
 # fonts-noto-core's 42 MB only Noto Naskh/Sans Arabic (the ar-SA templates) and Noto
 # Sans/Serif/Sans Mono (what fontconfig resolves sans-serif, serif and monospace to) stay.
+# The handwriting fonts are the form pack's writers (worker/docfleet/packs/form/writers.py).
 # The smoke step below proves the shell still prints; tests/infra/test_image_container.py
 # that every locale prints with the same fonts as a machine with the whole package.
 # hadolint ignore=DL3008
@@ -75,10 +76,15 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         ca-certificates \
         chromium-headless-shell \
+        fonts-breip \
+        fonts-dancingscript \
         fonts-dejavu-core \
+        fonts-kacst \
+        fonts-kristi \
         fonts-liberation2 \
         fonts-noto-cjk \
         fonts-noto-core \
+        fonts-seto \
         libatomic1 \
         tini \
     && rm -rf /var/lib/apt/lists/* \

@@ -1,6 +1,6 @@
 """What a document costs: whole-process-tree CPU per document (marginal) and per run
 (fixed) for ``html``, clean and scanned PDFs, documents/s with 1 and 2 tasks, the same for
-a clean PDF of every pack (invoice, receipt, purchase_order, bank_statement: one row per
+a clean PDF of every pack (invoice, receipt, purchase_order, bank_statement, form: one row per
 pack), and the bare-Chromium floor (one reused page printing the same invoice) measured in
 the same sitting, and issue 32's plain floor (``--plain-floor``: a reused headless shell
 printing a one-page heading + 30 paragraphs HTML, marginal over 40 -> 200 prints; every
@@ -12,6 +12,8 @@ clean-PDF row gets ``ratio_to_plain_floor``); prints tables and writes
     python bench/documents.py --modes '' --floor '' --tasks 1 \
         --packs receipt:content=1,receipt:content=2 --out bench/results/documents-content.json
     python bench/documents.py --small 20 --large 60 --chromium default,/usr/bin/chromium
+    python bench/documents.py --modes '' --floor '' --plain-floor '' --packs '' \
+        --ink 12 --out bench/results/documents-ink.json   # the ink truth's own stages
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
         --out bench/results/documents-base.json         # the same bench on other code
 
@@ -53,7 +55,7 @@ MODES = {
     "pdf-scan": ["--option", "conditions=scan"],
 }
 #: the packs measured per pack (clean PDFs, their default options otherwise)
-PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
+PACKS = ("invoice", "receipt", "purchase_order", "bank_statement", "form")
 TICK = os.sysconf("SC_CLK_TCK")
 
 #: one reused page printing the same invoice again and again (argv: executable, prints,
@@ -317,6 +319,74 @@ def plain_floor(meter: Meter, executable: str, small: int = 40, large: int = 200
             "ms_per_page": round(per * 1000, 1)}
 
 
+#: the ink truth's stages, in process (argv: packs, documents per pack): per pack, CPU ms
+#: per clean page of the glyph boxes (pdfium text page, matching, ink unions), of the
+#: visibility raster on top, and of the rows the ink adds (ink columns of ``words`` and
+#: ``labels``, ``chars``)
+INK_SCRIPT = r"""
+import json, sys, time
+import docfleet.packs.sdk.session as session_module
+from docfleet.core.settings import load_settings
+from docfleet.packs.sdk.rows import char_rows, label_rows, word_rows
+from docfleet.packs.sdk.capture import Carry
+from docfleet.render.ink import measure_ink
+from docfleet.render.browser import Chromium
+from docfleet.packs.invoice.pack import InvoicePack
+from docfleet.packs.receipt import ReceiptPack
+from docfleet.packs.purchase_order import PurchaseOrderPack
+from docfleet.packs.bank_statement import BankStatementPack
+
+PACKS = {"invoice": InvoicePack(), "receipt": ReceiptPack(),
+         "purchase_order": PurchaseOrderPack(), "bank_statement": BankStatementPack()}
+seen = []
+session_module.measure_ink = lambda pdf, layout, visibility=True: (
+    seen.append((pdf, layout)), measure_ink(pdf, layout, visibility))[1]
+chromium = Chromium(load_settings().chromium_path, 2)
+out = {}
+for name in sys.argv[1].split(","):
+    pack = PACKS[name]
+    seen.clear()
+    s = pack.session({"conditions": "clean", "content": pack.content_versions[-1]}, "", 2,
+                     chromium)
+    for _ in s.render("bench-ink", range(int(sys.argv[2]))):
+        pass
+    pages = sum(layout.pages for _, layout in seen)
+    def cpu(f):
+        t = time.process_time()
+        for pdf, layout in seen:
+            f(pdf, layout)
+        return (time.process_time() - t) * 1000 / pages
+    cpu(lambda pdf, layout: measure_ink(pdf, layout, False))  # warm
+    boxes = cpu(lambda pdf, layout: measure_ink(pdf, layout, False))
+    both = cpu(lambda pdf, layout: measure_ink(pdf, layout, True))
+    inks = [measure_ink(pdf, layout, False) for pdf, layout in seen]
+    def rows(ink):
+        t = time.process_time()
+        for (_, layout), i in zip(seen, inks):
+            words = word_rows(0, layout, Carry(), i if ink else None)
+            label_rows(0, layout, Carry(), i if ink else None)
+            if ink:
+                char_rows(0, i, words, Carry())
+        return (time.process_time() - t) * 1000 / pages
+    rows(False)
+    plain, with_ink = rows(False), rows(True)
+    out[name] = {"pages": pages, "chars_per_page": round(
+                     sum(len(i.glyphs) for i in inks) / pages),
+                 "glyph_boxes_ms_per_page": round(boxes, 2),
+                 "visibility_ms_per_page": round(both - boxes, 2),
+                 "rows_ms_per_page": round(with_ink - plain, 2)}
+chromium.close()
+print(json.dumps(out))
+"""
+
+
+def ink_cost(packs: list[str], documents: int) -> dict[str, Any]:
+    """The ink truth's in-process CPU per clean page of each pack (:data:`INK_SCRIPT`)."""
+    done = subprocess.run([sys.executable, "-c", INK_SCRIPT, ",".join(packs), str(documents)],
+                          capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def steady(small: dict[str, Any], large: dict[str, Any]) -> float:
     """Documents per second once the fleet runs: the documents the large run adds over
     the small one, over the wall time they add (start-up and finalize cancel out)."""
@@ -363,6 +433,8 @@ def main() -> None:
                              "paragraphs HTML, marginal over --plain-prints ('' to skip)")
     parser.add_argument("--plain-prints", default="40,200",
                         help="small,large print counts of the plain floor")
+    parser.add_argument("--ink", type=int, default=0,
+                        help="documents per pack to time the ink truth's stages on (0: not)")
     parser.add_argument("--label", default="this checkout")
     parser.add_argument("--out", type=Path, default=RESULTS / "documents.json")
     args = parser.parse_args()
@@ -474,6 +546,13 @@ def main() -> None:
             console.print(f"{row['chromium']}: clean PDF CPU/doc = {r['ratio']}x the bare "
                           f"floor of its Chromium with {batch} per page.pdf "
                           f"({r['floor_ms']} ms)")
+    if args.ink:
+        report["ink"] = ink_cost(list(PACKS), args.ink)
+        table(console, "ink truth (content versions with ink): CPU ms per clean page",
+              ["pack", "pages", "chars/page", "glyph boxes", "visibility", "rows"],
+              [[name, str(r["pages"]), str(r["chars_per_page"]),
+                f"{r['glyph_boxes_ms_per_page']}", f"{r['visibility_ms_per_page']}",
+                f"{r['rows_ms_per_page']}"] for name, r in report["ink"].items()])
     report["machine"]["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")

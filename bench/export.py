@@ -76,7 +76,8 @@ def unit_rows(start: int, count: int, lines: int) -> dict[str, list[dict[str, An
             "seller_iban": "FR76 3000 6000 0112 3456 7890 189", "seller_bic": "AGRIFRPP",
             "seller_account": None, "buyer_name": f"Buyer {d % 89}",
             "buyer_address": "2 avenue Foch\n75116 Paris", "buyer_tax_id": None,
-            "product_line": "saas", "line_count": lines, "subtotal": subtotal,
+            "product_line": "saas", "document_type": "invoice",
+            "line_count": lines, "subtotal": subtotal,
             "discount_total": Decimal(0), "tax_total": tax, "total": subtotal + tax,
             "taxes": [{"rate": Decimal(20), "base": subtotal, "amount": tax}],
             "page_count": 1, "page_width": 595.92, "page_height": 841.92,
@@ -152,18 +153,54 @@ def synthesise(out: Path, run_id: str, documents: int, unit_size: int, lines: in
         data = part.to_bytes()
         files.put(part_key(unit), data)
         parts.append((unit, data))
-    root = build_root(run_id, {"synthetic": True, "documents": documents}, "bench", parts)
+    # the invoice pack's tables: the layout exports find them through the pack
+    params = {"synthetic": True, "documents": documents, "pack": "invoice",
+              "options": {"format": "pdf"}}
+    root = build_root(run_id, params, "bench", parts)
     files.put(ROOT_KEY, root)
     return json.loads(root)["rows"]
 
 
+def rasterise_floor_ms(pdf: bytes, dpi: int, pages: int = 40) -> float:
+    """CPU milliseconds to rasterise one page of ``pdf`` at ``dpi`` and encode it as the
+    export does (:func:`docfleet.export.raster.rasterise`), measured in this process:
+    the floor every layout export pays once a page."""
+    from docfleet.export.raster import rasterise
+
+    rasterise(pdf, dpi)  # warm: imports, first-call costs
+    started = time.process_time()
+    for _ in range(pages):
+        rasterise(pdf, dpi)
+    return 1000 * (time.process_time() - started) / pages
+
+
+def marginal_costs(results: list[dict[str, Any]], floor_ms: float) -> dict[str, Any]:
+    """Per layout task run at two sizes or more: the CPU of one added page (the slope
+    between the smallest and the largest run: start-up, imports and the worker
+    processes' own start cancel out), as a ratio to the rasterise floor."""
+    out: dict[str, Any] = {}
+    for task in dict.fromkeys(r["task"] for r in results if "ratio_to_floor" in r):
+        runs = sorted((r for r in results if r["task"] == task), key=lambda r: r["pages"])
+        if len(runs) < 2 or runs[-1]["pages"] == runs[0]["pages"]:
+            continue
+        ms = 1000 * (runs[-1]["cpu_seconds"] - runs[0]["cpu_seconds"]) / (
+            runs[-1]["pages"] - runs[0]["pages"])
+        out[task] = {"ms_per_page": round(ms, 1), "ratio_to_floor": round(ms / floor_ms, 2),
+                     "ms_beyond_floor": round(ms - floor_ms, 1),
+                     "pages": f"{runs[0]['pages']} to {runs[-1]['pages']} pages"}
+    return out
+
+
 def timed(args: list[str]) -> tuple[float, int, float]:
     """Run ``python -m docfleet ARGS`` in a fresh process: (wall seconds, peak RSS bytes,
-    CPU seconds). CPU time is the steadier figure on a shared machine."""
+    CPU seconds of it and its worker processes). CPU time is the steadier figure on a
+    shared machine."""
     code = ("import resource, runpy, sys; sys.argv = ['docfleet', *sys.argv[1:]]\n"
             "try:\n    runpy.run_module('docfleet', run_name='__main__')\n"
             "finally:\n    u = resource.getrusage(resource.RUSAGE_SELF)\n"
-            "    print('MAXRSS', u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr)")
+            "    c = resource.getrusage(resource.RUSAGE_CHILDREN)  # the rasterising pool\n"
+            "    print('MAXRSS', u.ru_maxrss, u.ru_utime + u.ru_stime + c.ru_utime + c.ru_stime,"
+            " file=sys.stderr)")
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True,
                           text=True)
@@ -231,19 +268,29 @@ def main() -> None:
                         "rows_per_cpu_s": round(rows["fields"] / max(cpu - idle_cpu, 1e-3)),
                         "peak_rss_mb": round(rss / 2**20, 1)})
     pdf = page_pdf()
+    floor_ms = rasterise_floor_ms(pdf, args.hf_dpi)
+    console.print(f"rasterise floor: {floor_ms:.1f} ms CPU a page at {args.hf_dpi} dpi")
     for size in (int(s) for s in args.hf_sizes.split(",") if s.strip()):
         run_id = f"bench-hf-{size}"
         out = work / f"out-hf-{size}"
         rows = synthesise(out, run_id, size, args.unit_size, args.lines, pdf)
-        seconds, rss, cpu = timed(["export", run_id, "--out", f"file://{out}", "--to",
-                                   f"hf://{work / f'hf-{size}'}", "--dpi", str(args.hf_dpi)])
-        results.append({"task": f"export hf ({args.hf_dpi} dpi)", "documents": size,
-                        "units": -(-size // args.unit_size), "rows": size,
-                        "line_items": rows["line_items"], "seconds": round(seconds, 3),
-                        "cpu_seconds": round(cpu, 3), "pages": size,
-                        "rows_per_s": round(size / seconds, 1),
-                        "rows_per_cpu_s": round(size / max(cpu - idle_cpu, 1e-3), 1),
-                        "peak_rss_mb": round(rss / 2**20, 1)})
+        for name, targets in (("hf", ["hf"]), ("coco", ["coco"]), ("funsd", ["funsd"]),
+                              ("coco+funsd+hf", ["coco", "funsd", "hf"])):
+            to = [a for t in targets for a in ("--to", f"{t}://{work / f'{t}-{size}'}")]
+            seconds, rss, cpu = timed(["export", run_id, "--out", f"file://{out}", *to,
+                                       "--dpi", str(args.hf_dpi)])
+            per_page = 1000 * max(cpu - idle_cpu, 1e-3) / size
+            results.append({"task": f"export {name} ({args.hf_dpi} dpi)", "documents": size,
+                            "units": -(-size // args.unit_size), "rows": size,
+                            "line_items": rows["line_items"], "seconds": round(seconds, 3),
+                            "cpu_seconds": round(cpu, 3), "pages": size,
+                            "rows_per_s": round(size / seconds, 1),
+                            "rows_per_cpu_s": round(size / max(cpu - idle_cpu, 1e-3), 1),
+                            "cpu_ms_per_page": round(per_page, 1),
+                            "floor_ms_per_page": round(floor_ms, 1),
+                            "ratio_to_floor": round(per_page / floor_ms, 2),
+                            "ms_beyond_floor": round(per_page - floor_ms, 1),
+                            "peak_rss_mb": round(rss / 2**20, 1)})
     table = Table(title=f"docfleet export ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
                         f"an idle process: {idle / 2**20:.0f} MB RSS, {idle_cpu:.2f} CPU s)")
     for col in ("task", "docs", "units", "rows", "line items", "wall s", "CPU s", "rows/s",
@@ -256,13 +303,23 @@ def main() -> None:
                       f"{r['peak_rss_mb']:.0f}")
     console.print(table)
     console.print("hf rows are pages: rows/s = pages/s")
+    for r in results:
+        if "ratio_to_floor" in r:
+            console.print(f"{r['task']}, {r['pages']} pages: {r['cpu_ms_per_page']} ms CPU a "
+                          f"page = {r['ratio_to_floor']}x the rasterise floor "
+                          f"({r['ms_beyond_floor']:+} ms beyond it, start-up included)")
+    marginal = marginal_costs(results, floor_ms)
+    for task, m in marginal.items():
+        console.print(f"{task}: {m['ms_per_page']} ms CPU per added page = "
+                      f"{m['ratio_to_floor']}x the floor ({m['ms_beyond_floor']:+} ms beyond it; "
+                      f"{m['pages']})")
     RESULTS.mkdir(exist_ok=True)
     report = {"benchmark": "export", "synthetic_shards": True, "cpu_count": os.cpu_count(),
               "hf_dpi": args.hf_dpi,
               "lines_per_document": args.lines, "unit_size": args.unit_size,
               "baseline_rss_mb": round(idle / 2**20, 1), "baseline_cpu_s": round(idle_cpu, 3),
               "baseline_wall_s": round(idle_wall, 3), "load_average": os.getloadavg()[0],
-              "results": results,
+              "results": results, "marginal": marginal,
               "self_peak_rss_mb": round(
                   resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
     (RESULTS / args.json).write_text(json.dumps(report, indent=1) + "\n")

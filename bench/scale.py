@@ -168,7 +168,10 @@ def summarize(dumps: list[dict[str, Any]], tasks: int, units: int, hold: float, 
     claims = sum(t["marks"].get("claim", 0) for t in per_task)
     idle_polls = sum(t["marks"].get("idle_poll", 0) for t in per_task)
     idle_s = sum(t["marks"].get("idle_ms", 0) for t in per_task) / 1000
-    drain = _sum([t["phases"].get("drain", zero) for t in per_task])
+    # the drain's clock-driven reads and writes (run-state checks, lease renewals) have
+    # phases of their own for the tests' per-operation counts; the model sums them in
+    drain = _sum([t["phases"].get(ph, zero) for t in per_task
+                  for ph in ("drain", "state_check", "renew")])
     plan = _sum([t["phases"].get("plan", zero) for t in per_task])
     idle = _sum([t["phases"].get("idle", zero) for t in per_task])
     # the lease watch runs on its own thread beside the executor (kernel/rescue.py), busy

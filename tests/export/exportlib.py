@@ -92,6 +92,18 @@ def bench_run(factory: pytest.TempPathFactory) -> Run:
     return _RUNS["bench"]
 
 
+def pack_run(factory: pytest.TempPathFactory, pack: str, total: int = 4) -> Run:
+    """``total`` rendered PDF documents of ``pack`` (its newest content version) in
+    units of 2, by 2 tasks with a real Chromium, two locales: small, for the exports of
+    every pack."""
+    require(CHROMIUM is not None, "Chromium (/usr/bin/chromium)")
+    key = f"pack-{pack}-{total}"
+    if key not in _RUNS:
+        _RUNS[key] = fleet_run(factory.mktemp(key), f"{pack.replace('_', '-')}-x", total, 2,
+                               pack, None, 0, "--option", "locales=en-US,de-DE")
+    return _RUNS[key]
+
+
 def invoice_run(factory: pytest.TempPathFactory) -> Run:
     """24 rendered invoices (every archetype, locale and condition) in 6 units of 4, by
     2 tasks with a real Chromium."""
@@ -106,3 +118,30 @@ def invoice_run(factory: pytest.TempPathFactory) -> Run:
             _FAILED["invoice"] = str(exc).strip().splitlines()[-1]
             raise
     return _RUNS["invoice"]
+
+
+def read_funsd(path: Path) -> dict[str, Any]:
+    """A FUNSD reader (as FUNSD loaders do): tokens, boxes, BIO tags per page and the
+    entity links; raises AssertionError on anything FUNSD would not allow."""
+    page = json.loads(path.read_text())
+    form = page["form"]
+    entities = {e["id"]: e for e in form}
+    assert len(entities) == len(form)
+    tokens, boxes, tags = [], [], []
+    for e in form:
+        assert e["label"] in {"question", "answer", "header", "other"}
+        for k, w in enumerate(e["words"]):
+            assert w["text"] and len(w["box"]) == 4
+            tokens.append(w["text"])
+            boxes.append(w["box"])
+            tags.append("O" if e["label"] == "other" else
+                        f"{'B' if k == 0 else 'I'}-{e['label'].upper()}")
+    links = set()
+    for e in form:
+        for pair in e["linking"]:
+            a, b = pair
+            assert e["id"] in pair and a in entities and b in entities
+            assert pair in entities[b if e["id"] == a else a]["linking"]  # on both ends
+            assert entities[a]["label"] == "question" and entities[b]["label"] == "answer"
+            links.add((a, b))
+    return {"tokens": tokens, "boxes": boxes, "tags": tags, "links": links, "page": page}

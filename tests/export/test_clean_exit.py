@@ -86,3 +86,22 @@ def test_a_finished_command_never_runs_the_native_teardown(tmp_path: Path) -> No
     refused = cli("status", "nope", "--state", f"sqlite:///{tmp_path}/none.db", env=env)
     assert refused.returncode == 2, refused.stderr  # a bad input keeps its own code
     assert "does not exist" in refused.stderr and "Aborted" not in refused.stderr
+
+
+def test_a_finished_command_leaves_its_writes_in_the_sqlite_file(tmp_path: Path) -> None:
+    """Without the interpreter's teardown no connection closes the SQLite store, so its
+    write-ahead log is folded into the file at exit (``state/sqlite/client.py``): a copy
+    of the database file alone (as an operator backs it up) holds the finished run."""
+    import shutil
+    import sqlite3
+
+    state = tmp_path / "state.db"
+    done = cli("run", "--run-id", "wal", "--total", "6", "--tasks", "2", "--pack", "bench",
+               "--unit-size", "2", "--state", f"sqlite:///{state}",
+               "--out", f"file://{tmp_path / 'out'}", cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    shutil.copy(state, tmp_path / "copy.db")  # the file alone, not its -wal
+    with sqlite3.connect(tmp_path / "copy.db") as conn:
+        assert conn.execute("SELECT state FROM runs WHERE run_id = 'wal'").fetchone() == (
+            "COMPLETED",)
+        assert conn.execute("SELECT COUNT(*) FROM units WHERE state = 'DONE'").fetchone() == (3,)

@@ -175,12 +175,15 @@ def test_document_facts_from_hand_made_rows() -> None:
 
 
 def test_every_document_pack_has_a_spec_naming_its_document_table() -> None:
-    """A new document pack (a forms pack) must add a :data:`diversity.SPECS` entry."""
+    """A new document pack must add a :data:`diversity.SPECS` entry, or say in
+    :data:`diversity.NOT_MEASURED` why the report does not fit it."""
     for name in available_packs():
         tables = load_pack(name).tables({})
         if "lines" not in tables:
             continue  # no printed layout (the bench and catalogue packs)
         spec = diversity.SPECS.get(name)
+        if spec is None and name in diversity.NOT_MEASURED:
+            continue  # the card says why (forms print no amounts)
         assert spec is not None, f"pack {name} has no diversity spec"
         doc = tables[spec.document_table]
         assert {"document", "locale", "currency"} <= set(doc.names)

@@ -18,8 +18,8 @@ from docfleet.blob import open_blob_store
 from docfleet.export import RunReader, export_run
 from support.fleet import cli
 
-TABLES = ["cells", "fields", "invoices", "labels", "line_items", "lines", "links", "pages",
-          "words"]
+TABLES = ["cells", "chars", "fields", "invoices", "labels", "line_items", "lines", "links",
+          "pages", "words"]
 
 
 @pytest.fixture(scope="module")
@@ -139,7 +139,11 @@ def test_bad_targets_and_tables_are_one_line_errors(bench: Run, tmp_path: Path) 
     for args, words in [
         (("--to", "csv://x"), "unknown export target URI scheme"),
         (("--to", f"parquet://{tmp_path}", "--tables", "nope"), "has no table nope"),
-        (("--to", f"coco://{tmp_path}"), "COCO and FUNSD need"),
+        (("--to", f"coco://{tmp_path}"), "(pack bench) has no page layout (no boxed fields "
+                                          "and words): coco:// needs"),
+        (("--to", f"hf://{tmp_path}"), "(pack bench) has no page layout (no boxed fields "
+                                        "and words): hf:// needs"),
+        (("--to", f"docile://{tmp_path}"), "docile:// needs PDF pages with boxes"),
     ]:
         done = invoke("export", bench.run_id, "--out", bench.out, *args)
         assert done.returncode == 2 and words in done.stderr, done.stderr

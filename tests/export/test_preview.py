@@ -156,8 +156,6 @@ def test_preview_bad_input_is_one_line(runs: dict[str, Run], tmp_path: Path) -> 
                           "document 2 is not in run pv-invoice", "0 to 1", code=2)
     assert_one_line_error(invoke("preview", run.run_id, "0", "--page", "9", *base),
                           "there is no page 9", "--page 1 to", code=2)
-    assert_one_line_error(invoke("preview", run.run_id, "0", "--boxes", "ink_box", *base),
-                          "has no ink boxes", "--boxes box", code=2)
     assert_one_line_error(invoke("preview", "no-such-run", "0", *base),
                           "run no-such-run is not in state store", "docfleet list", code=2)
     assert not png.exists(), "nothing written"

@@ -53,7 +53,7 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def score(run: Run, predictions: Path, *extra: str) -> dict[str, Any]:
     done = invoke("score", run.run_id, "--out", run.out, "--predictions", str(predictions),
-                  "--json", "-", *extra)
+                  "--output", "-", *extra)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -71,7 +71,7 @@ def test_perfect_predictions_score_one_everywhere(run: Run, tmp_path: Path) -> N
     preds = write_jsonl(tmp_path / "p.jsonl", perfect(run))
     # one real process end to end, the rest in-process
     done = cli("score", run.run_id, "--out", run.out, "--predictions", str(preds),
-               "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"))
+               "--output", str(tmp_path / "r.json"), "--output", str(tmp_path / "r.html"))
     assert done.returncode == 0, done.stderr
     assert "overall" in done.stdout and "by locale" in done.stdout
     report = json.loads((tmp_path / "r.json").read_text())

@@ -27,7 +27,7 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def _score(run: Run, path: Path):
     return cli("score", run.run_id, "--out", run.out, "--predictions", str(path),
-               "--json", "-")
+               "--output", "-")
 
 
 def test_unknown_fields_are_listed_and_not_scored(run: Run, tmp_path: Path) -> None:

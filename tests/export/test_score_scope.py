@@ -47,7 +47,7 @@ def write(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def score(run: Run, preds: Path, *extra: str) -> tuple[dict[str, Any], str]:
     done = invoke("score", run.run_id, "--out", run.out, "--predictions", str(preds),
-                  "--json", "-", *extra)
+                  "--output", "-", *extra)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout), done.stderr
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from exportlib import Run, invoice_run, invoke
+from exportlib import Run, invoice_run, invoke, read_funsd
 
 from support.needs import require
 
@@ -27,33 +27,6 @@ def export(run: Run, to: str, *extra: str) -> Any:
                   *extra)
     assert done.returncode == 0, done.stderr
     return done
-
-
-def read_funsd(path: Path) -> dict[str, Any]:
-    """A FUNSD reader (as FUNSD loaders do): tokens, boxes, BIO tags per page and the
-    entity links; raises AssertionError on anything FUNSD would not allow."""
-    page = json.loads(path.read_text())
-    form = page["form"]
-    entities = {e["id"]: e for e in form}
-    assert len(entities) == len(form)
-    tokens, boxes, tags = [], [], []
-    for e in form:
-        assert e["label"] in {"question", "answer", "header", "other"}
-        for k, w in enumerate(e["words"]):
-            assert w["text"] and len(w["box"]) == 4
-            tokens.append(w["text"])
-            boxes.append(w["box"])
-            tags.append("O" if e["label"] == "other" else
-                        f"{'B' if k == 0 else 'I'}-{e['label'].upper()}")
-    links = set()
-    for e in form:
-        for pair in e["linking"]:
-            a, b = pair
-            assert e["id"] in pair and a in entities and b in entities
-            assert pair in entities[b if e["id"] == a else a]["linking"]  # on both ends
-            assert entities[a]["label"] == "question" and entities[b]["label"] == "answer"
-            links.add((a, b))
-    return {"tokens": tokens, "boxes": boxes, "tags": tags, "links": links, "page": page}
 
 
 def test_funsd_has_questions_linked_to_every_labelled_answer(run: Run, tmp_path: Path) -> None:
@@ -118,11 +91,12 @@ def test_docile_export_validates_against_its_structure(run: Run, tmp_path: Path)
                 check_docile_field(f, inv["page_count"], True)
             for f in ann["line_item_headers"]:
                 check_docile_field(f, inv["page_count"], False)
-            assert len(ann["field_extractions"]) + len(ann["line_item_extractions"]) == \
-                len(by_doc[inv["document"]])
+            assert len(ann["field_extractions"]) + len(ann["line_item_extractions"]) + \
+                len(ann["docfleet_extractions"]) == len(by_doc[inv["document"]])
             assert {f["line_item_id"] for f in ann["line_item_extractions"]} == \
                 set(range(1, inv["line_count"] + 1))
-            total = next(f for f in ann["field_extractions"] if f["fieldtype"] == "total")
+            total = next(f for f in ann["field_extractions"]
+                         if f["fieldtype"] == "amount_total_gross")
             golden = next(f for f in by_doc[inv["document"]] if f["field"] == "total")
             assert total["bbox"][0] * inv["page_width"] == pytest.approx(golden["x0"], abs=1e-3)
             if inv["archetype"] != "receipt":
@@ -132,7 +106,7 @@ def test_docile_export_validates_against_its_structure(run: Run, tmp_path: Path)
                         "table_structure"} <= set(grid)
                 assert grid["rows"][0]["row_type"] == "header"
                 assert all(r["top"] <= r["bottom"] for r in grid["rows"])
-                assert {c["column_type"] for c in grid["columns"]} >= {"net_amount"}
+                assert {c["column_type"] for c in grid["columns"]} >= {"line_item_amount_net"}
 
 
 def test_hf_dataset_loads_from_disk_with_three_splits(run: Run, tmp_path: Path) -> None:
@@ -154,15 +128,15 @@ def test_hf_dataset_loads_from_disk_with_three_splits(run: Run, tmp_path: Path) 
             inv = invoices[row["document"]]
             assert inv["split"] == split
             assert row["image"].size == (row["width"], row["height"])
-            assert len(row["words"]) == len(row["bboxes"]) == len(row["bboxes_1000"]) \
-                == len(row["word_entities"]) > 0
+            assert len(row["words"]) == len(row["bboxes"]) == len(row["bboxes_px"]) \
+                == len(row["word_entities"]) == len(row["ner_tags"]) > 0
             entities = {e["id"]: e for e in row["entities"]}
             assert all(k in entities for k in row["word_entities"])
             for q, a in row["links"]:
                 assert entities[q]["label"] == "question" and entities[a]["label"] == "answer"
-            assert all(0 <= v <= 1000 for b in row["bboxes_1000"] for v in b)
+            assert all(0 <= v <= 1000 for b in row["bboxes"] for v in b)
             golden = json.loads(row["golden"])
-            assert golden["invoice"]["total"] == format(inv["total"], "f")
+            assert golden["invoices"]["total"] == format(inv["total"], "f")
             assert len(golden["line_items"]) == inv["line_count"]
         labels = Counter(e["label"] for row in part for e in row["entities"])
         assert labels["question"] and labels["answer"]
@@ -201,7 +175,7 @@ def test_hf_writer_saves_an_empty_split_that_loads(tmp_path: Path) -> None:
     from docfleet.export.hf import _SplitWriter, features
 
     out = tmp_path / "ds"
-    writer = _SplitWriter(out / "test", features())
+    writer = _SplitWriter(out / "test", features(["total"]))
     writer.finish("test")
     (out / "dataset_dict.json").write_text(json.dumps({"splits": ["test"]}))
     ds = datasets.load_from_disk(str(out))

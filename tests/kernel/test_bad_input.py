@@ -86,6 +86,25 @@ def test_read_only_commands_never_create_state(tmp_path: Path) -> None:
     assert not (tmp_path / "no").exists()
 
 
+def test_an_empty_or_foreign_sqlite_file_is_named_for_what_it_is(tmp_path: Path) -> None:
+    """A file with no tables (the moment a task creates the store, or an empty file) holds
+    no run yet; an SQLite file with other tables is not a state store. Neither is changed."""
+    import sqlite3
+
+    empty = tmp_path / "empty.db"
+    sqlite3.connect(empty).execute("PRAGMA journal_mode = WAL").fetchone()
+    result = cli("status", "r1", "--state", f"sqlite:///{empty}")
+    assert_one_line_error(result, "holds no runs yet", code=2)
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as conn:
+        conn.execute("CREATE TABLE notes (x)")
+    result = cli("status", "r1", "--state", f"sqlite:///{foreign}")
+    assert_one_line_error(result, "an SQLite file but not a docfleet state store", code=2)
+    with sqlite3.connect(foreign) as conn:
+        names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master")]
+    assert names == ["notes"]
+
+
 def test_missing_extra_names_it(tmp_path: Path) -> None:
     """The message names the extra to install when a cloud SDK is missing."""
     from docfleet.core.errors import MissingExtraError

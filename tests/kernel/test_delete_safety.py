@@ -54,13 +54,19 @@ def test_delete_force_under_running_workers_stops_them_cleanly_and_leaves_nothin
     assert listed.returncode == 0 and json.loads(listed.stdout) == []
 
 
-def test_delete_refuses_outputs_that_are_another_runs(tmp_path: Path, run_id: str) -> None:
-    out_dir = tmp_path / "out"
-    out = f"file://{out_dir}"
+def test_delete_refuses_outputs_that_are_another_runs(tmp_path: Path, run_id: str,
+                                                      blob_uri: str) -> None:
+    """On every output store (file://, S3, GCS on their emulators): outputs whose root is
+    not the given store's run are refused and left whole; the owner deletes them all."""
+    from docfleet.blob import open_blob_store
+
+    out = blob_uri
+    blob = open_blob_store(out)
     first, second = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
     assert start_fleet(worker_env(first, out, run_id, 4, unit_size=2), 1,
                        tmp_path / "a")[0].wait(120) == 0
-    files = sorted(p for p in (out_dir / run_id).rglob("*") if p.is_file())
+    keys = {key: blob.get(key) for key in blob.list(f"{run_id}/")}
+    assert keys
     # a store that does not hold the run
     empty = f"sqlite:///{tmp_path}/empty.db"
     assert cli("store", "init", empty).returncode == 0
@@ -74,13 +80,17 @@ def test_delete_refuses_outputs_that_are_another_runs(tmp_path: Path, run_id: st
     other = cli("delete", run_id, "--yes", "--state", second)
     assert other.returncode == 2 and "another run's" in other.stderr, other.stderr
     assert len(other.stderr.strip().splitlines()) == 1
-    assert all(p.exists() for p in files)  # run A's outputs are intact
+    # run A's outputs are intact, byte for byte
+    assert all(blob.get(key) == data for key, data in keys.items())
     assert cli("verify", run_id, "--state", first).returncode == 0
     # its own store deletes it, and leaves no empty folder behind
     mine = cli("delete", run_id, "--yes", "--state", first)
     assert mine.returncode == 0, mine.stderr
-    assert not (out_dir / run_id).exists()
-    assert out_dir.is_dir()  # the output root itself stays
+    assert list(blob.list(f"{run_id}/")) == []
+    if out.startswith("file://"):
+        out_dir = Path(out.removeprefix("file://"))
+        assert not (out_dir / run_id).exists()
+        assert out_dir.is_dir()  # the output root itself stays
 
 
 def test_a_local_fleet_whose_run_is_deleted_exits_3(tmp_path: Path, run_id: str) -> None:

@@ -1,7 +1,8 @@
 """Issue 26 item 5: ``run`` and ``work`` exit 1 when the run ends FAILED because its root
 manifest was refused (README "Exit codes"), as ``status --wait`` does: the task that
 refused it, a task started later on the FAILED run, and a local fleet. Real processes,
-SQLite, a real output directory."""
+the FAILED run on every state store (the cloud ones on their emulators), a real output
+directory."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from support.fleet import cli, events, named, start_worker, worker_env
 
 
 def test_work_and_run_exit_1_on_a_run_whose_root_was_refused(
-    tmp_path: Path, run_id: str
+    tmp_path: Path, run_id: str, state_uri: str
 ) -> None:
     out = f"file://{tmp_path}/out"
-    first, second = f"sqlite:///{tmp_path}/a.db", f"sqlite:///{tmp_path}/b.db"
+    first, second = f"sqlite:///{tmp_path}/a.db", state_uri
     # run A completes; run B (same id and outputs, another store, another total) finds
     # A's root at its key: its finalizer refuses it and the run is FAILED
     a = start_worker(worker_env(first, out, run_id, 4, unit_size=2), tmp_path / "a.log")

@@ -61,7 +61,7 @@ def test_every_installed_pack_is_a_whole_pack_with_its_own_members() -> None:
     assert estimate is not None and estimate["pages"] > 0
     assert invoice.describe() and isinstance(invoice.describe(), dict)
     assert invoice.template_loader() is not None and bench.template_loader() is None
-    for name in ("invoice", "receipt", "purchase_order", "bank_statement", "bench"):
+    for name in ("invoice", "receipt", "purchase_order", "bank_statement", "form", "bench"):
         assert isinstance(load_pack(name), DocumentPack), name
 
 
@@ -116,7 +116,9 @@ def test_golden_tables_name_the_document_table_and_each_role() -> None:
     invoice = load_pack("invoice").tables(load_pack("invoice").validate_options({}))
     assert (invoice.document, invoice.key, invoice.split) == ("invoices", "document", "split")
     assert invoice.role("line_items") == "records" and invoice.table("pages") == "pages"
-    assert invoice.boxed == ("fields", "words", "lines", "labels", "cells")
+    assert invoice.boxed == ("fields", "words", "chars", "lines", "labels", "cells")
+    before = load_pack("invoice").tables({"content": 2})  # ink truth came with content 3
+    assert before.boxed == ("fields", "words", "lines", "labels", "cells")
     assert dict(invoice) == {name: invoice[name] for name in invoice}
     receipt = load_pack("receipt").tables({})
     assert (receipt.document, receipt.split, receipt.role("receipt_items")) == (

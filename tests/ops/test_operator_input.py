@@ -98,3 +98,62 @@ def test_report_old_spellings_still_work_with_a_note(done_run: tuple[str, Path],
     notes = [ln for ln in made.stderr.splitlines() if ln.strip()]
     assert len(notes) == 1 and "deprecated" in notes[0], notes
     assert (tmp_path / "old.html").is_file()
+
+
+@pytest.fixture(scope="module")
+def scored_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
+    """A COMPLETED two-invoice run (html format: fields without Chromium) on SQLite +
+    file://, and predictions of its totals: (state URI, output root, predictions)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    tmp = tmp_path_factory.mktemp("scored")
+    state, out = f"sqlite:///{tmp}/s.db", tmp / "out"
+    result = cli("work", "--run-id", "inv", "--total", "2", "--unit-size", "2", "--state",
+                 state, "--out", f"file://{out}", "--pack", "invoice", "--option",
+                 "format=html", cwd=tmp)
+    assert result.returncode == 0, result.stderr
+    rows = [r for shard in sorted((out / "inv" / "golden" / "fields").glob("*.parquet"))
+            for r in pq.read_table(shard).to_pylist() if r["field"] == "total"]
+    predictions = tmp / "p.jsonl"
+    predictions.write_text("".join(json.dumps({"document": r["document"], "field": "total",
+                                               "value": r["value"]}) + "\n" for r in rows))
+    return state, out, predictions
+
+
+def test_score_output_is_a_file_and_out_is_the_recorded_uri(
+        scored_run: tuple[str, Path, Path], tmp_path: Path) -> None:
+    """``score --output`` names the report files (JSON, or HTML by suffix; ``-`` is JSON
+    on stdout); without ``--out`` the run's recorded output URI is read, another one is
+    refused in one line (item 1 as for every reader)."""
+    import json
+
+    state, _, predictions = scored_run
+    report, page = tmp_path / "s.json", tmp_path / "s.html"
+    made = cli("score", "inv", "--state", state, "--predictions", str(predictions),
+               "--output", str(report), "--output", str(page), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert "note:" not in made.stderr and "overall" in made.stdout
+    scored = json.loads(report.read_text())
+    assert scored["fields"]["total"]["recall"] == 1.0 and scored["documents"] == 2
+    assert page.read_text().count("<svg") > 0
+    piped = cli("score", "inv", "--state", state, "--predictions", str(predictions),
+                "--output", "-", cwd=tmp_path)
+    assert piped.returncode == 0 and json.loads(piped.stdout) == scored, piped.stderr
+    refused = cli("score", "inv", "--state", state, "--predictions", str(predictions),
+                  "--out", f"file://{tmp_path}/elsewhere", cwd=tmp_path)
+    assert_one_line_error(refused, "keeps its outputs at", "--out-moved", code=2)
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_score_old_spellings_still_work_with_a_note(scored_run: tuple[str, Path, Path],
+                                                    tmp_path: Path) -> None:
+    state, out, predictions = scored_run
+    made = cli("score", "inv", "--state", state, "--out", f"file://{out}", "--predictions",
+               str(predictions), "--json", str(tmp_path / "old.json"), "--html",
+               str(tmp_path / "old.html"), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    notes = [ln for ln in made.stderr.splitlines() if ln.strip()]
+    assert len(notes) == 2 and all("deprecated" in n and "--output" in n for n in notes), notes
+    assert (tmp_path / "old.json").is_file() and (tmp_path / "old.html").is_file()

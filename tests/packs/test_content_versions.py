@@ -231,7 +231,7 @@ def test_version_3_statements_print_value_dates_and_references_some_of_the_time(
     """Statement content 3 (issue 25): value dates are printed by some banks only and
     references are missing on many card / cash / fee lines; the golden row is null
     exactly where nothing is printed (its field rows agree)."""
-    root = run(tmp_path, "v3", 200, "format=html", pack="bank_statement")
+    root = run(tmp_path, "v3", 200, "format=html", "content=3", pack="bank_statement")
     txs = pq.read_table(root / "golden" / "transactions").to_pylist()
     fields = pq.read_table(root / "golden" / "fields").to_pylist()
     assert len(txs) > 1000

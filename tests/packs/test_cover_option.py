@@ -10,7 +10,7 @@ from itertools import product
 from typing import Any
 
 import pytest
-from packlib import PACKS
+from packlib import FORM, PACKS
 
 from docfleet.core.errors import ConfigError
 from docfleet.packs.invoice.options import parse_options
@@ -19,13 +19,13 @@ from docfleet.packs.invoice.source import InvoiceSource
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.options import CONDITIONS
 
-ALL_PACKS: dict[str, Any] = {"invoice": InvoicePack(), **PACKS}
+ALL_PACKS: dict[str, Any] = {"invoice": InvoicePack(), **PACKS, "form": FORM}
 
 
 def source(name: str, options: dict[str, Any]) -> Any:
     if name == "invoice":
         return InvoiceSource(parse_options(options))
-    return PACKS[name].source(options)
+    return ALL_PACKS[name].source(options)
 
 
 @pytest.mark.parametrize("name", sorted(ALL_PACKS))

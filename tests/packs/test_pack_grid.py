@@ -1,5 +1,5 @@
 """The full grid through the real Chromium: every pack (invoice, receipt, purchase_order,
-bank_statement) x every locale x every capture condition, one document per cell. One real
+bank_statement, form) x every locale x every capture condition, one document per cell. One real
 ``docfleet run`` per pack (``--option cover=locales,conditions``: document *i* is cell
 *i*, so 50 documents are the 50 cells), then ``docfleet verify``; every cell is in the
 golden tables once, the run reconciles (totals from items, balances from transactions),
@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
-from collections import defaultdict
 from itertools import product
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from packlib import CHECKS, HEAD, PACKS, glyphs
+from packlib import CHECKS, HEAD, PACKS, by_document, docfleet, glyphs
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.bank_statement.context import LABELS as STATEMENT_LABELS
+from docfleet.packs.form.vocabulary import QUESTIONS as FORM_QUESTIONS
 from docfleet.packs.invoice.labels import LABELS as INVOICE_LABELS
 from docfleet.packs.purchase_order.context import LABELS as ORDER_LABELS
 from docfleet.packs.receipt.context import LABELS as RECEIPT_LABELS
@@ -31,27 +29,16 @@ from docfleet.packs.sdk.options import CONDITIONS
 from support.needs import require
 from support.pdftext import page_texts, text_in_boxes
 
-NAMES = ("invoice", *PACKS)
+NAMES = ("invoice", *PACKS, "form")
 HEADS = {"invoice": "invoices", **HEAD}
 CELLS = list(product(JURISDICTIONS, CONDITIONS))
 #: the English words of each pack (what a locale without its own words would print)
 ENGLISH = {"invoice": INVOICE_LABELS["en"], "receipt": RECEIPT_LABELS["en"],
-           "purchase_order": ORDER_LABELS["en"], "bank_statement": STATEMENT_LABELS["en"]}
+           "purchase_order": ORDER_LABELS["en"], "bank_statement": STATEMENT_LABELS["en"],
+           "form": {key: words[0] for key, words in FORM_QUESTIONS["en"].items()}}
 #: the script a locale's own words are written in
 SCRIPT = {"ja-JP": re.compile("[\u3040-\u30ff\u4e00-\u9fff]"),
           "ar-SA": re.compile("[\u0600-\u06ff]")}
-
-
-def docfleet(cwd: Path, *args: str, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "docfleet", *args], capture_output=True,
-                          text=True, timeout=timeout, cwd=cwd)
-
-
-def by_document(root: Path, table: str) -> dict[int, list[dict]]:
-    out: dict[int, list[dict]] = defaultdict(list)
-    for row in pq.read_table(root / "golden" / table).to_pylist():
-        out[row["document"]].append(row)
-    return out
 
 
 @pytest.mark.fleet

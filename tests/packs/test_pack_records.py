@@ -26,12 +26,12 @@ from docfleet.packs.sdk.banking import (
 )
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.money import ReconciliationError
-from docfleet.packs.sdk.schema import LAYOUT_TABLES
+from docfleet.packs.sdk.schema import INK_TABLES
 from docfleet.packs.sdk.text import columns
 
 N = 60
 #: the page-layout tables every pack writes, the SDK's
-LAYOUT = LAYOUT_TABLES
+LAYOUT = INK_TABLES  # the newest content versions write ink truth
 
 
 def records(name: str, n: int = N, **options: str) -> list:

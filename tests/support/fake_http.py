@@ -44,6 +44,8 @@ class Reply:
     status: int = 200
     body: Any = field(default_factory=dict)
     content_type: str = "application/json"
+    #: extra response headers (the fake Hub's ``X-Error-Code``)
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def error_reply(status: int, message: str, **fields: Any) -> Reply:
@@ -114,6 +116,8 @@ class FakeHTTPServer:
             def _serve(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
+                if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                    body = self._chunked()
                 if self.headers.get("Content-Encoding") == "gzip":
                     body = gzip.decompress(body)
                 request = Request(self.command, self.path,
@@ -134,11 +138,21 @@ class FakeHTTPServer:
                     self.send_response(reply.status)
                     self.send_header("Content-Type", reply.content_type)
                     self.send_header("Content-Length", str(len(data)))
+                    for name, value in reply.headers.items():
+                        self.send_header(name, value)
                     self.end_headers()
                     self.wfile.write(data)
                 except (BrokenPipeError, ConnectionResetError):
                     self.close_connection = True  # the client gave up (a timeout)
 
-            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = _serve
+            def _chunked(self) -> bytes:
+                out = b""
+                while size := int(self.rfile.readline().split(b";")[0].strip() or b"0", 16):
+                    out += self.rfile.read(size)
+                    self.rfile.readline()
+                self.rfile.readline()  # the empty line after the last chunk
+                return out
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = _serve
 
         return Handler

@@ -6,7 +6,9 @@ manifest; see :mod:`.reader` for what is verified and refused."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from docfleet.core.uris import parse_uri
 from docfleet.export.reader import (
@@ -19,8 +21,11 @@ from docfleet.export.tabular import ExportResult, export_duckdb, export_parquet
 
 __all__ = [
     "SINK_SCHEMES", "ExportError", "ExportResult", "RunIncompleteError", "RunReader",
-    "TamperedError", "export_run", "sink_path",
+    "TamperedError", "export_run", "export_targets", "sink_path",
 ]
+
+#: ``(documents done, documents in all)``, called after each document of a layout export
+Progress = Callable[[int, int], None]
 
 SINK_SCHEMES = ("parquet", "duckdb", "coco", "funsd", "docile", "hf")
 #: sinks that read page images / layout (no --tables)
@@ -52,39 +57,47 @@ def card_path(scheme: str, path: Path) -> Path:
 
 
 def export_run(reader: RunReader, to: str, tables: list[str] | None = None,
-               dpi: int = 150) -> ExportResult:
-    """Export ``reader``'s run to ``to`` and write its dataset card there. Idempotent for
-    every sink. Raises :class:`ExportError` (bad target, unknown table),
-    :class:`TamperedError`."""
+               dpi: int = 150, **layout: Any) -> ExportResult:
+    """Export ``reader``'s run to ``to`` and write its dataset card there (see
+    :func:`export_targets` for ``layout``'s keywords)."""
+    return export_targets(reader, [to], tables, dpi, **layout)[0]
+
+
+def export_targets(reader: RunReader, targets: Sequence[str],
+                   tables: list[str] | None = None, dpi: int = 150, *,
+                   box: str = "box", images: bool = True, workers: int | None = None,
+                   progress: Progress | None = None) -> list[ExportResult]:
+    """Export ``reader``'s run to every URI of ``targets`` and write its dataset card in
+    each; the layout targets (COCO, FUNSD, DocILE, ``hf://``) share one pass over the
+    run, each page rasterised once by ``workers`` processes (default: one per core).
+    ``box``: the box column the layout targets read; ``images``: whether ``hf://`` holds
+    page images; ``progress(done, total)`` after each document. Idempotent for every
+    sink. Raises :class:`ExportError` (bad target, unknown table, a run without page
+    layout: one line naming the format), :class:`TamperedError`."""
     from docfleet.export.card import write_card  # lazy: extra
 
-    scheme, path = sink_path(to)
-    result = _export(reader, scheme, path, tables, dpi)
-    result.extra["card"] = str(write_card(reader, card_path(scheme, path)))
-    return result
-
-
-def _export(reader: RunReader, scheme: str, path: Path, tables: list[str] | None,
-            dpi: int) -> ExportResult:
-    if scheme == "parquet":
-        return export_parquet(reader, path, tables)
-    if scheme == "duckdb":
-        return export_duckdb(reader, path, tables)
-    if tables:
-        raise ExportError(f"--tables does not apply to {scheme}://",
+    parsed = [sink_path(t) for t in targets]
+    layout_targets = [(s, p) for s, p in parsed if s in LAYOUT_SINKS]
+    if layout_targets and tables:
+        raise ExportError(f"--tables does not apply to {layout_targets[0][0]}://",
                           "COCO, FUNSD, DocILE and hf:// always use the layout tables")
-    if scheme == "docile":
-        from docfleet.export.docile import export_docile  # lazy: extra
-
-        return export_docile(reader, path)
-    if not 18 <= dpi <= 600:
+    if layout_targets and not 18 <= dpi <= 600:
         raise ExportError(f"--dpi {dpi} is out of range", "use 18 to 600 (e.g. 150)")
-    if scheme == "hf":
-        from docfleet.export.hf import export_hf  # lazy: extra
+    results: dict[int, ExportResult] = {}
+    if layout_targets:
+        from docfleet.export.layout_export import export_layout  # lazy: extra
 
-        return export_hf(reader, path, dpi)
-    from docfleet.export.interchange import export_coco, export_funsd  # lazy: extra
-
-    if scheme == "coco":
-        return export_coco(reader, path, dpi)
-    return export_funsd(reader, path, dpi)
+        done = export_layout(reader, layout_targets, dpi, box=box, images=images,
+                             workers=workers, progress=progress)
+        for k, (scheme, _path) in enumerate(parsed):
+            if scheme in LAYOUT_SINKS:
+                results[k] = done.pop(0)
+    for k, (scheme, path) in enumerate(parsed):
+        if scheme == "parquet":
+            results[k] = export_parquet(reader, path, tables)
+        elif scheme == "duckdb":
+            results[k] = export_duckdb(reader, path, tables)
+    out = [results[k] for k in range(len(parsed))]
+    for result, (scheme, path) in zip(out, parsed, strict=True):
+        result.extra["card"] = str(write_card(reader, card_path(scheme, path)))
+    return out

@@ -7,9 +7,9 @@ generator's environment (from the root manifest) and the licence.
 
 ``docfleet card RUN`` prints or writes it; every export writes it beside its output
 (``DIR/README.md``; ``FILE.md`` next to a DuckDB file). Read-only over the run: it
-reads the root manifest, the ``invoices`` shards and, for the diversity section, the
-golden shards of the units holding its first :data:`CARD_DOCUMENTS` documents (all
-verified), nothing else.
+reads the root manifest, the shards of the document table its pack declares and, for the
+diversity section, the golden shards of the units holding its first
+:data:`CARD_DOCUMENTS` documents (all verified), nothing else.
 """
 
 from __future__ import annotations
@@ -48,6 +48,15 @@ def _describe(reader: RunReader) -> dict[str, Any]:
     return loaded.describe()
 
 
+def _document_table(reader: RunReader) -> str:
+    """The run's document table, as its pack declares it (``invoices`` if unknown)."""
+    params = reader.parameters
+    try:
+        return load_pack(str(params.get("pack"))).tables(params.get("options") or {}).document
+    except Exception:  # a pack this installation lacks: the invoice's name
+        return "invoices"
+
+
 def _table(rows: list[list[str]], header: list[str]) -> str:
     out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |" for r in rows]
@@ -72,13 +81,14 @@ def build_card(reader: RunReader) -> str:
     pages = 0
     documents = 0
     schemas: dict[str, Any] = {}
+    document_table = _document_table(reader)
     for part in reader.parts():
         for table in part.shards:
             if table not in schemas:
                 schemas[table] = reader.shard(part, table).schema
-        if "invoices" not in part.shards:
+        if document_table not in part.shards:
             continue
-        for row in reader.shard(part, "invoices").to_pylist():
+        for row in reader.shard(part, document_table).to_pylist():
             documents += 1
             for key, counter in per.items():
                 if row.get(key) is not None:

@@ -1,4 +1,5 @@
-"""``docile://DIR``: a DocILE-style dataset (Šimsa et al., ICDAR 2023) of a run.
+"""``docile://DIR``: a DocILE-style dataset (Šimsa et al., ICDAR 2023) of a run of any
+pack with boxes.
 
 Layout, as the DocILE tools read it::
 
@@ -6,19 +7,23 @@ Layout, as the DocILE tools read it::
                                            ``validation`` is DocILE's ``val``)
     DIR/pdfs/<docid>.pdf                   the verified PDF
     DIR/annotations/<docid>.json           {field_extractions, line_item_extractions,
-                                            line_item_headers, metadata}
+                                            line_item_headers, metadata,
+                                            docfleet_extractions}
 
 Every extraction is ``{"bbox": [left, top, right, bottom], "page", "fieldtype", "text"}``
-with the box **normalised** to the page (0…1, by ``invoices.page_width/page_height``,
-which equal the PDF MediaBox) and ``page`` 0-based; line-item extractions add
-``line_item_id`` (the printed row number). KILE fields are the document-level printed
-fields (tax rows included, one per printed row), LIR fields the per-line ones; field
-types are docfleet's field names (``docs/schema.md``), not DocILE's taxonomy. Headers are
-the column-header labels. ``metadata`` has ``page_count``, ``document_type``,
-``currency``, ``language``, ``cluster_id`` (a number derived from the archetype: one
-layout, one cluster) and ``archetype``, ``split``, ``source``,
+with the box **normalised** to the page (0…1, by the document's ``page_width`` /
+``page_height``, which equal the PDF MediaBox) and ``page`` 0-based; line-item
+extractions add ``line_item_id`` (the printed row number). ``fieldtype`` is DocILE's
+class (:mod:`docfleet.export.docile_classes`): KILE fields in ``field_extractions``, LIR
+fields in ``line_item_extractions``. A printed field without a DocILE class is kept in
+``docfleet_extractions`` under its docfleet name (``docs/schema.md``), with its ``line``
+as ``line_item_id`` when it has one, so DocILE's evaluator sees only its taxonomy.
+Headers are the column-header labels. ``metadata`` has ``page_count``,
+``document_type``, ``currency``, ``language``, ``cluster_id`` (a number derived from the
+archetype: one layout, one cluster) and ``archetype``, ``split``, ``source``,
 ``original_filename``, ``page_sizes_at_200dpi`` and ``page_to_table_grid`` (table, row
-and column boxes from the ``cells`` table).
+and column boxes from the ``cells`` of the page's first table; column types are DocILE
+classes).
 
 HTML documents are skipped (counted). Idempotent: files are written to temporary names
 and renamed; the split lists are written last.
@@ -32,23 +37,23 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from docfleet.export.interchange import _atomic_write, _check, units
+from docfleet.export.docile_classes import docile_class, document_type, is_line_item
+from docfleet.export.interchange import atomic_write
+from docfleet.export.layout import Box, LayoutView, Rows
+from docfleet.export.raster import PageImage
 from docfleet.export.reader import RunReader
 from docfleet.export.tabular import ExportResult
 
-#: fields printed once per line item (LIR); every other field is document-level (KILE)
-LINE_FIELDS = frozenset({"line_number", "sku", "description", "quantity", "unit",
-                         "unit_price", "discount_percent", "line_tax_rate", "net_amount"})
 DOCILE_SPLITS = {"train": "train", "validation": "val", "test": "test"}
 
 
-def _norm(row: dict[str, Any], width: float, height: float) -> list[float]:
-    return [round(row["x0"] / width, 6), round(row["y0"] / height, 6),
-            round(row["x1"] / width, 6), round(row["y1"] / height, 6)]
+def _norm(box: Box, width: float, height: float) -> list[float]:
+    return [round(box[0] / width, 6), round(box[1] / height, 6),
+            round(box[2] / width, 6), round(box[3] / height, 6)]
 
 
-def _table_grid(cells: list[dict[str, Any]], width: float, height: float
-                ) -> dict[str, Any]:
+def _table_grid(cells: list[dict[str, Any]], pack: str, doc: dict[str, Any],
+                width: float, height: float) -> dict[str, Any]:
     x0 = min(c["x0"] for c in cells) / width
     y0 = min(c["y0"] for c in cells) / height
     x1 = max(c["x1"] for c in cells) / width
@@ -62,8 +67,9 @@ def _table_grid(cells: list[dict[str, Any]], width: float, height: float
         if c["column_span"] != 1:
             continue
         col = columns.setdefault(c["column"], {"left": c["x0"], "right": c["x1"], "type": ""})
-        if not c["header"] and c["field"] in LINE_FIELDS and not col["type"]:
-            col["type"] = c["field"]
+        cls = docile_class(pack, c["field"], doc) if c["field"] else None
+        if not c["header"] and cls and is_line_item(cls) and not col["type"]:
+            col["type"] = cls
     return {
         "bbox": [round(x0, 6), round(y0, 6), round(x1, 6), round(y1, 6)],
         "rows": [{"top": round(r["top"] / height, 6), "bottom": round(r["bottom"] / height, 6),
@@ -76,75 +82,97 @@ def _table_grid(cells: list[dict[str, Any]], width: float, height: float
     }
 
 
-def docile_annotation(invoice: dict[str, Any], rows: dict[str, list[dict[str, Any]]]
-                      ) -> dict[str, Any]:
+def docile_annotation(view: LayoutView, doc: dict[str, Any], rows: Rows) -> dict[str, Any]:
     """The DocILE annotation of one document (see the module docstring)."""
-    width, height = invoice["page_width"], invoice["page_height"]
-    kile, lir = [], []
+    width, height = doc["page_width"], doc["page_height"]
+    kile, lir, extra = [], [], []
     for f in rows["fields"]:
-        if f["x0"] is None:
+        box = view.box_of(f)
+        if box is None:
             continue
-        entry = {"bbox": _norm(f, width, height), "page": f["page"] - 1,
-                 "fieldtype": f["field"], "text": f["text"]}
-        if f["field"] in LINE_FIELDS:
+        cls = docile_class(view.pack, f["field"], doc)
+        entry = {"bbox": _norm(box, width, height), "page": f["page"] - 1,
+                 "fieldtype": cls or f["field"], "text": f["text"]}
+        if cls is None:
+            extra.append({**entry, "line_item_id": f["line"]} if f["line"] is not None
+                         else entry)
+        elif is_line_item(cls):
             lir.append({**entry, "line_item_id": f["line"]})
         else:
             kile.append(entry)
-    headers = [{"bbox": _norm(lab, width, height), "page": lab["page"] - 1,
-                "fieldtype": lab["name"].split()[0], "text": lab["text"]}
-               for lab in rows["labels"] if lab["scope"] == "column"]
+    headers = []
+    for lab in rows["labels"]:
+        box = view.box_of(lab)
+        if lab["scope"] != "column" or box is None:
+            continue
+        name = lab["name"].split()[0]
+        headers.append({"bbox": _norm(box, width, height), "page": lab["page"] - 1,
+                        "fieldtype": docile_class(view.pack, name, doc) or name,
+                        "text": lab["text"]})
     grids: dict[str, Any] = {}
     by_page: dict[int, list[dict[str, Any]]] = {}
     for c in rows["cells"]:
-        if c["table"] == "line_items" and c["table_index"] == 0:
+        if c["table_index"] == 0:
             by_page.setdefault(c["page"], []).append(c)
     for page, cells in sorted(by_page.items()):
-        grids[str(page - 1)] = _table_grid(cells, width, height)
+        grids[str(page - 1)] = _table_grid(cells, view.pack, doc, width, height)
     size = (math.ceil(width * 200 / 72), math.ceil(height * 200 / 72))
     return {
         "field_extractions": kile,
         "line_item_extractions": lir,
         "line_item_headers": headers,
+        "docfleet_extractions": extra,
         "metadata": {
-            "page_count": invoice["page_count"],
-            "document_type": "tax_invoice",
-            "currency": invoice["currency"].lower(),
-            "language": invoice["locale"].split("-")[0],
-            "cluster_id": zlib.crc32(invoice["archetype"].encode()) & 0x7FFFFFFF,
-            "archetype": invoice["archetype"],
+            "page_count": doc["page_count"],
+            "document_type": document_type(view.pack, doc),
+            "currency": str(doc.get("currency") or "").lower(),
+            "language": doc["locale"].split("-")[0],
+            "cluster_id": zlib.crc32(f"{view.pack}/{doc['archetype']}".encode())
+            & 0x7FFFFFFF,
+            "archetype": doc["archetype"],
             "source": "docfleet",
-            "original_filename": invoice["file"],
-            "page_sizes_at_200dpi": [list(size)] * invoice["page_count"],
+            "original_filename": doc["file"],
+            "page_sizes_at_200dpi": [list(size)] * doc["page_count"],
             "page_to_table_grid": grids,
-            "split": invoice["split"],
+            "split": view.split_of(doc),
         },
     }
 
 
-def export_docile(reader: RunReader, directory: Path) -> ExportResult:
-    """Write ``DIR/{pdfs,annotations}/<docid>.*`` and ``DIR/{train,val,test}.json``.
-    Idempotent; a tampered document or shard raises before the split lists change."""
-    _check(reader)
-    result = ExportResult(target=f"docile://{directory}", partial=reader.partial,
-                          units=len(reader.units))
-    counts = {"documents": 0, "kile_fields": 0, "lir_fields": 0, "skipped_html": 0}
-    splits: dict[str, list[str]] = {name: [] for name in DOCILE_SPLITS.values()}
-    for part, invoices, docs in units(reader, ("fields", "labels", "cells")):
-        for invoice in invoices:
-            if invoice["format"] != "pdf":
-                counts["skipped_html"] += 1
-                continue
-            docid = Path(invoice["file"]).stem
-            annotation = docile_annotation(invoice, docs[invoice["document"]])
-            _atomic_write(directory / "pdfs" / f"{docid}.pdf",
-                          reader.document(part, invoice["file"]))
-            _atomic_write(directory / "annotations" / f"{docid}.json",
-                          json.dumps(annotation, ensure_ascii=False, indent=1).encode())
-            splits[DOCILE_SPLITS[invoice.get("split") or "train"]].append(docid)
-            counts["documents"] += 1
-            counts["kile_fields"] += len(annotation["field_extractions"])
-            counts["lir_fields"] += len(annotation["line_item_extractions"])
-    for name, ids in splits.items():
-        _atomic_write(directory / f"{name}.json", json.dumps(ids).encode())
-    result.extra.update(counts, splits={k: len(v) for k, v in splits.items()})
-    return result
+class DocileSink:
+    """``docile://DIR`` (see the module docstring); takes no page images."""
+
+    images = False
+
+    def __init__(self, reader: RunReader, view: LayoutView, directory: Path) -> None:
+        self.view, self.directory = view, directory
+        self.result = ExportResult(target=f"docile://{directory}", partial=reader.partial,
+                                   units=len(reader.units))
+        self.counts = {"documents": 0, "kile_fields": 0, "lir_fields": 0,
+                       "extra_fields": 0}
+        self.splits: dict[str, list[str]] = {name: [] for name in DOCILE_SPLITS.values()}
+
+    def document(self, doc: dict[str, Any], rows: Rows, pdf: bytes) -> None:
+        docid = Path(doc["file"]).stem
+        annotation = docile_annotation(self.view, doc, rows)
+        atomic_write(self.directory / "pdfs" / f"{docid}.pdf", pdf)
+        atomic_write(self.directory / "annotations" / f"{docid}.json",
+                     json.dumps(annotation, ensure_ascii=False, indent=1).encode())
+        self.splits[DOCILE_SPLITS[self.view.split_of(doc)]].append(docid)
+        self.counts["documents"] += 1
+        self.counts["kile_fields"] += len(annotation["field_extractions"])
+        self.counts["lir_fields"] += len(annotation["line_item_extractions"])
+        self.counts["extra_fields"] += len(annotation["docfleet_extractions"])
+
+    def page(self, doc: dict[str, Any], rows: Rows, img: PageImage) -> None:
+        pass
+
+    def finish(self) -> ExportResult:
+        for name, ids in self.splits.items():
+            atomic_write(self.directory / f"{name}.json", json.dumps(ids).encode())
+        self.result.extra.update(self.counts,
+                                 splits={k: len(v) for k, v in self.splits.items()})
+        return self.result
+
+    def abort(self) -> None:
+        pass

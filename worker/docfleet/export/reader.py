@@ -66,6 +66,8 @@ class RunReader:
         self.partial = False
         self.note: str | None = None
         self.root: dict[str, Any] | None = None
+        #: the run's parameters (pack, options, …): the root's, else the state store's
+        self.parameters: dict[str, Any] = {}
         self._parts: list[tuple[int, str | None]] = []
         try:
             root_bytes = self.files.get(ROOT_KEY)
@@ -74,6 +76,7 @@ class RunReader:
         if root_bytes is not None:
             self.root = parse_json(root_bytes, self.files.uri(ROOT_KEY))
             self._parts = [(p["unit"], p["sha256"]) for p in self.root["parts"]]
+            self.parameters = dict(self.root.get("parameters") or {})
             if partial:
                 self.note = f"run {run_id} is complete; --partial changes nothing"
         elif not partial:
@@ -98,6 +101,7 @@ class RunReader:
                 raise ExportError(f"run '{self.run_id}' does not exist in {store.uri}",
                                   "--partial needs the run's state store: pass --state")
             units = store.units(self.run_id)
+            self.parameters = run.spec.parameters()
         finally:
             store.close()
         done = [(u.index, u.part_sha256) for u in units if u.state == UnitState.DONE]

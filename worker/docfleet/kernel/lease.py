@@ -13,6 +13,7 @@ from docfleet import telemetry
 from docfleet.core import clock
 from docfleet.core.errors import DocfleetError
 from docfleet.core.models import Claim, Unit
+from docfleet.state import opcount
 from docfleet.state.base import CoordinationStore
 
 
@@ -114,7 +115,11 @@ class LeaseKeeper:
             started = telemetry.now_ns()
             self.renewals += 1
             try:
-                renewed = self.store.renew_lease(self.claim, self.lease_seconds, clock.now())
+                # a write by the clock (once a heartbeat), not by the work: counted apart
+                with opcount.thread_phase("renew"):
+                    opcount.mark("renewal")
+                    renewed = self.store.renew_lease(self.claim, self.lease_seconds,
+                                                     clock.now())
             except DocfleetError as exc:
                 self._span("docfleet.lease.renew", started, False, str(exc))
                 self.log.warning("lease renewal of unit %d failed: %s", self.claim.unit_index, exc)

@@ -311,7 +311,10 @@ class Worker:
         if not self._state_check_due():
             return True
         self._state_checked = time.monotonic()
-        run = self.store.get_run(self.spec.run_id)
+        # a read by the clock (once a state interval), not by the work: counted apart
+        with opcount.thread_phase("state_check"):
+            opcount.mark("state_check")
+            run = self.store.get_run(self.spec.run_id)
         if self._gone.check(run, read=False):
             return False
         if run is not None and run.state not in CLAIMABLE_RUN_STATES | {RunState.FAILED}:

@@ -47,6 +47,7 @@ ROLES = {
     "records": "the pack's own rows per document (line items, transactions)",
     "fields": "one row per printed golden value, with its box",
     "words": "one row per printed word, with its box",
+    "chars": "one row per printed glyph, with its typographic and ink boxes and its word",
     "lines": "one row per printed line of text, with its box",
     "labels": "one row per printed key or heading, with its box",
     "links": "one row per key → value link",
@@ -54,7 +55,7 @@ ROLES = {
     "pages": "one row per printed page: its size and capture parameters",
 }
 #: roles whose rows carry a box on a page (``page``, ``x0`` … ``y1``)
-BOXED_ROLES = ("fields", "words", "lines", "labels", "cells")
+BOXED_ROLES = ("fields", "words", "chars", "lines", "labels", "cells")
 
 
 @dataclass(frozen=True, eq=False)

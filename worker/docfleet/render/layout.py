@@ -4,7 +4,10 @@ The page is explicitly paginated by its template: each ``<div class="page">`` is
 one PDF page (``@page`` has the same size and no margin), so a box measured relative to
 its page div, times 0.75 (CSS px → points), is its position on that PDF page, origin
 top-left. The script also reports layout faults (content overflowing a page, a field
-spilling out of its cell) so a document that would print wrong fails instead.
+spilling out of its cell) so a document that would print wrong fails instead, and, in
+``hidden``, the values and labels a reader would not see where their box says (outside
+an ancestor that draws a box or clips); the pack's content version decides whether those
+fail the document (:func:`docfleet.packs.sdk.session.ink_truth`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ PX_TO_PT = 0.75
 #: faults}.
 EXTRACT_JS = r"""
 (root) => {
-  const out = {pages: 0, fields: [], words: [], lines: [], labels: [], cells: [], faults: []};
+  const out = {pages: 0, fields: [], words: [], lines: [], labels: [], cells: [], faults: [],
+               hidden: []};
   const pages = Array.from(root.querySelectorAll('div.page'));
   out.pages = pages.length;
   const union = (rects) => {
@@ -71,6 +75,33 @@ EXTRACT_JS = r"""
     return found;
   };
   const LABELS = '[data-label],[data-header]';
+  // visibility: a value or label lies inside every ancestor that draws a box (a border,
+  // a background) or clips (overflow), up to its page: else it spills over what is next
+  // to it or is cut away (a reader's view; the ink check sees what is painted over it)
+  const drawsBox = new Map();
+  const draws = (e) => {
+    let d = drawsBox.get(e);
+    if (d === undefined) {
+      const s = getComputedStyle(e);
+      d = s.overflowX !== 'visible' || s.overflowY !== 'visible' ||
+        s.backgroundImage !== 'none' || !/^(transparent|rgba\(.*, 0\))$/.test(s.backgroundColor) ||
+        ['Top', 'Right', 'Bottom', 'Left'].some((k) =>
+          s[`border${k}Style`] !== 'none' && parseFloat(s[`border${k}Width`]) > 0);
+      drawsBox.set(e, d);
+    }
+    return d;
+  };
+  const escapes = (el, b, pg) => {
+    for (let a = el.parentElement; a && a !== pg; a = a.parentElement) {
+      if (!draws(a)) continue;
+      const r = a.getBoundingClientRect();
+      if (b[0] < r.left - 1 || b[2] > r.right + 1 || b[1] < r.top - 1 || b[3] > r.bottom + 1) {
+        return a;
+      }
+    }
+    return null;
+  };
+  const where = (a) => a.tagName.toLowerCase() + (a.className ? '.' + a.className : '');
   pages.forEach((pg, i) => {
     const p = pg.getBoundingClientRect();
     const n = i + 1;
@@ -104,6 +135,11 @@ EXTRACT_JS = r"""
       if (b[0] < p.left || b[2] > p.right + 0.5 || b[1] < p.top || b[3] > p.bottom + 0.5) {
         out.faults.push(`field ${name} lies outside page ${n}`);
       }
+      const outside = escapes(el, b, pg);
+      if (outside) {
+        out.hidden.push(`field ${name} (line ${el.dataset.line || '-'}) spills out of ` +
+                        `its ${where(outside)} on page ${n}`);
+      }
       out.fields.push({...keys.get(el), text: el.textContent, page: n, box: rel(b),
                        lines: contentLines(el).map(rel)});
     }
@@ -133,6 +169,11 @@ EXTRACT_JS = r"""
             if (target) links.push(keys.get(target));
           }
         }
+      }
+      const outside = escapes(el, b, pg);
+      if (outside) {
+        out.hidden.push(`${header ? 'header' : 'label'} ${name} spills out of its ` +
+                        `${where(outside)} on page ${n}`);
       }
       const id = out.labels.length;
       labelIds.set(el, id);
@@ -346,6 +387,8 @@ class Layout:
     lines: list[TextLine] = dc_field(default_factory=list)
     labels: list[LabelBox] = dc_field(default_factory=list)
     cells: list[CellBox] = dc_field(default_factory=list)
+    #: values a reader cannot see where their box says (see ``hidden`` in the script)
+    hidden: list[str] = dc_field(default_factory=list)
 
 
 def _pt(box: list[float]) -> Box:
@@ -373,4 +416,5 @@ def parse_layout(raw: dict[str, Any]) -> Layout:
     cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
                      c["header"], c["text"], _pt(c["box"]), c["field"], c["line"])
              for c in raw.get("cells", ())]
-    return Layout(raw["pages"], fields, words, list(raw["faults"]), lines, labels, cells)
+    return Layout(raw["pages"], fields, words, list(raw["faults"]), lines, labels, cells,
+                  list(raw.get("hidden", ())))

@@ -142,7 +142,9 @@ def phase(name: str) -> Iterator[None]:
 @contextmanager
 def thread_phase(name: str) -> Iterator[None]:
     """Label the calling thread's operations ``name`` (a background role such as the
-    lease watch), whatever phase the task's main loop is in meanwhile."""
+    lease watch, ``watch``; or what a task does by the clock rather than per unit: a
+    lease renewal, ``renew``, a run-state check, ``state_check``), whatever phase the
+    task's main loop is in meanwhile."""
     previous = getattr(COUNTS._local, "phase", None)
     COUNTS._local.phase = name
     try:

@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from docfleet.packs.bank_statement.records import BankStatement, Transaction
-from docfleet.packs.bank_statement.vocabulary import VARIANTS
+from docfleet.packs.bank_statement.vocabulary import VARIANTS, VARIANTS_V4
 from docfleet.packs.sdk.fields import money_field, text_field
 from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction
 from docfleet.packs.sdk.pages import Archetype, paginate
 from docfleet.packs.sdk.style import FORM, MONO, PALETTES, SANS, SERIF
 from docfleet.packs.sdk.text import labels_for
-from docfleet.packs.sdk.variation import date_style, money_style, vary_words
+from docfleet.packs.sdk.variation import date_style, money_style, pick, vary_words
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -151,6 +151,9 @@ def build_context(s: BankStatement) -> dict[str, Any]:
     if s.content >= 2:  # a drawn convention, from a stream of its own
         vary = random.Random(s.style_seed ^ 0x1D0C)
         L = vary_words(L, VARIANTS.get(jur.language, {}), vary)
+        if s.content >= 4:  # more notes, from a stream of their own
+            L["note"] = pick(random.Random(s.style_seed ^ 0x0E4A),
+                             VARIANTS_V4.get(jur.language, VARIANTS_V4["en"])["note"], 0.4)
         jur, _ = money_style(date_style(jur, vary), vary)
     country = s.locale.rsplit("-", 1)[-1]
     if s.iban is None and country in ROUTING_LABELS \
@@ -194,6 +197,10 @@ def build_context(s: BankStatement) -> dict[str, Any]:
         "total_credits": money_field(jur, "total_credits", s.total_credits),
         "total_debits": money_field(jur, "total_debits", s.total_debits),
         "pages": pages,
+        #: content 4: the transactions table's cells are golden rows (``cells``, issue 28)
+        "cells_table": "transactions" if s.content >= 4 else None,
         # content 3: a bank that prints no value dates drops the column
         "value_dates": any(t.value_date for t in s.transactions),
+        # content 4: a bank that prints no references drops the ledger's column
+        "ref_column": s.content < 4 or any(t.reference for t in s.transactions),
     }

@@ -17,7 +17,7 @@ from docfleet.packs.sdk.money import MINOR_UNITS, round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
 from docfleet.packs.sdk.parties import address, seeded_faker
 from docfleet.packs.sdk.telemetry import traced
-from docfleet.packs.sdk.text import digits, fit
+from docfleet.packs.sdk.text import arabic_company, digits, fit, fit_lines, fit_whole
 
 FIRST_MONTH = dt.date(2023, 1, 1)
 MONTHS = 36
@@ -54,6 +54,10 @@ RENT = {"en": "Standing order rent", "fr": "Loyer virement perm.", "de": "Dauera
 #: content 3: the templates with a value-date column, and the share of banks using it
 VALUE_DATE_ARCHETYPES = ("ledger", "private")
 VALUE_DATE_SHARE = 0.55
+#: content 4: fewer of those banks print value dates, and only some banks print references
+#: at all (most put nothing but the description on a line)
+VALUE_DATE_SHARE_V4 = 0.36
+REFERENCE_SHARE_V4 = 0.26
 #: content 3: the chance a line of each kind prints no reference (card, cash and fee lines
 #: usually carry none; direct debits, transfers and standing orders mostly do)
 NO_REFERENCE = {"card": 0.6, "cash": 0.85, "fee": 0.75, "debit": 0.2, "transfer_out": 0.1,
@@ -88,9 +92,12 @@ class BankStatementSource:
         fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
         bank = rng.choice(BANKS.get(lang, BANKS["en"]))
-        bank_address = tuple(fit(a, 40) for a in address(fake, jur, state, rng))
+        cut = fit_whole if opts.content >= 4 else fit  # 4: never end a cut on a bound word
+        bank_address = fit_lines(address(fake, jur, state, rng), 40) if opts.content >= 4 \
+            else tuple(fit(a, 40) for a in address(fake, jur, state, rng))
         holder = fit(fake.name(), 36)
-        holder_address = tuple(fit(a, 40) for a in address(fake, jur, state, rng))
+        holder_address = fit_lines(address(fake, jur, state, rng), 40) \
+            if opts.content >= 4 else tuple(fit(a, 40) for a in address(fake, jur, state, rng))
         account = account_for(rng, locale)
         if account.bic in REAL_BANKS:  # the bank the account number names
             bank = REAL_BANKS[account.bic]
@@ -100,7 +107,11 @@ class BankStatementSource:
             - dt.timedelta(days=1)
         count = rng.randint(*opts.lines) if opts.lines else (
             rng.randint(6, 28) if rng.random() < 0.8 else rng.randint(40, 90))
-        employer = fit(fake.company(), 24)
+        employer_name = fake.company()
+        employer = fit(employer_name, 24)
+        company = (lambda c: arabic_company(c)) if opts.content >= 4 and lang == "ar" \
+            else (lambda c: c)  # 4: Faker's ar-SA companies mix in English words
+        payer = company(employer_name) if opts.content >= 4 else employer
         drafts: list[tuple[dt.date, str, Decimal]] = []
         kinds_of: list[str] = []  # each draft's kind (content 3: which lines print a ref)
         q = lambda v: round_money(v, cur)  # noqa: E731
@@ -108,7 +119,7 @@ class BankStatementSource:
             day = start + dt.timedelta(days=rng.randrange((end - start).days + 1))
             if k == 0:
                 kind = "salary"
-                text, amount = f"{SALARY.get(lang, SALARY['en'])} {employer}", \
+                text, amount = f"{SALARY.get(lang, SALARY['en'])} {payer}", \
                     Decimal(rng.randint(180000, 520000)) / 100
             elif k == 1 and count > 4:
                 kind = "rent"
@@ -125,10 +136,10 @@ class BankStatementSource:
                 elif kind == "fee":
                     text, amount = word, Decimal(rng.randint(lo * 100, hi * 100)) / 100
                 else:
-                    text = f"{word} {fake.company()}"
+                    text = f"{word} {company(fake.company())}"
                     amount = Decimal(rng.randint(lo * 100, hi * 100)) / 100
                 amount *= sign
-            drafts.append((day, fit(text, 32), q(amount * scale)))
+            drafts.append((day, cut(text, 32), q(amount * scale)))
             kinds_of.append(kind)
         order = sorted(range(len(drafts)), key=lambda i: drafts[i][0])  # stable: as before
         drafts, kinds_of = [drafts[i] for i in order], [kinds_of[i] for i in order]
@@ -138,14 +149,19 @@ class BankStatementSource:
         # content 3: a stream of its own (the main one is not moved) decides what prints
         side = random.Random(f"bank_statement-v3:{run_id}:{index}") \
             if opts.content >= 3 else None
+        share = VALUE_DATE_SHARE if opts.content < 4 else VALUE_DATE_SHARE_V4
         values = side is None or (archetype in VALUE_DATE_ARCHETYPES
-                                  and side.random() < VALUE_DATE_SHARE)
+                                  and side.random() < share)
+        # content 4: whether this bank prints references at all, from a stream of its own
+        references = opts.content < 4 or random.Random(
+            f"bank_statement-v4:{run_id}:{index}").random() < REFERENCE_SHARE_V4
         for n, ((day, text, amount), balance) in enumerate(zip(drafts, balances, strict=True),
                                                            start=1):
             value = day + dt.timedelta(days=rng.choice((0, 0, 0, 1, 2)))
             ref = rng.choice((f"REF {digits(rng, 10)}", f"{digits(rng, 6)}-{digits(rng, 4)}",
                               f"E2E{digits(rng, 12)}"))
-            printed_ref = side is None or side.random() >= NO_REFERENCE[kinds_of[n - 1]]
+            printed_ref = (side is None or side.random() >= NO_REFERENCE[kinds_of[n - 1]]) \
+                and references
             txs.append(Transaction(n, day, value if values else None, text,
                                    ref if printed_ref else None, amount, balance))
         credits = sum((t.amount for t in txs if t.amount > 0), Decimal(0))

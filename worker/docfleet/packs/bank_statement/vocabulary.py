@@ -101,3 +101,28 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 for _lang, _words in PAGE_WORDS.items():  # the page numbers, shared
     VARIANTS.setdefault(_lang, {}).update(_words)
+
+#: content 4: more notes real statements print (appended, the commonest stay first)
+MORE_NOTES: dict[str, tuple[str, ...]] = {
+    "en": ("Interest rates are shown on our website.",
+           "Please tell us if your address changes.",
+           "This statement is also available online."),
+    "fr": ("Ce relevé est également disponible en ligne.",
+           "Conservez ce document sans limitation de durée.",
+           "Signalez tout changement d'adresse à votre conseiller."),
+    "de": ("Dieser Auszug steht auch im Online-Banking bereit.",
+           "Bitte teilen Sie uns Adressänderungen mit.",
+           "Rechnungsabschlüsse gelten als genehmigt, wenn nicht widersprochen wird."),
+    "ja": ("インターネットバンキングでもご確認いただけます。",
+           "住所変更の際はお届けください。",
+           "このお知らせは大切に保管してください。",
+           "お取引内容に関するお問い合わせは取引店まで。"),
+    "ar": ("يمكنكم الاطلاع على الكشف عبر الخدمات المصرفية الإلكترونية.",
+           "يرجى إبلاغنا عند تغيير العنوان.",
+           "هذا الكشف صادر إلكترونيا ولا يحتاج إلى توقيع."),
+}
+#: content 4's variant pools: version 2's with :data:`MORE_NOTES` appended to the notes
+VARIANTS_V4: dict[str, dict[str, tuple[str, ...]]] = {
+    lang: {**keys, "note": keys.get("note", ()) + MORE_NOTES.get(lang, ())}
+    for lang, keys in VARIANTS.items()
+}

@@ -159,6 +159,7 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         "po_number": Field("po_number", invoice.po_number, invoice.po_number)
         if invoice.po_number else None,
         "pages": pages,
+        "content": invoice.content,
         "show_line_tax": len(invoice.taxes) > 1,
         "subtotal": money_field(jur, "subtotal", invoice.subtotal),
         "discount_total": money_field(jur, "discount_total", invoice.discount_total)

@@ -45,6 +45,8 @@ MARKABLE = ("total", "due_date", "invoice_number", "tax_amount", "net_amount", "
 class InvoiceSteps:
     """The invoice's steps of the SDK pipeline."""
 
+    #: ink truth and the visibility check from this content version on
+    ink_content = 3
     markable = MARKABLE
 
     @property

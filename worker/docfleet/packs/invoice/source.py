@@ -7,20 +7,21 @@ with the same library versions.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import random
 from decimal import Decimal
-from itertools import accumulate
 from typing import Any
 
 from docfleet.core.seeding import document_rng, document_seed
 from docfleet.packs.invoice.options import InvoiceOptions
 from docfleet.packs.invoice.records import Invoice, LineItem, build_line, tax_lines
+from docfleet.packs.sdk.banking import with_rib_key
 from docfleet.packs.sdk.catalogue import load_catalogue
 from docfleet.packs.sdk.locales import JURISDICTIONS, US_STATE_RATES, Jurisdiction
 from docfleet.packs.sdk.money import cents, round_money
 from docfleet.packs.sdk.options import choose
-from docfleet.packs.sdk.parties import Party, party, seeded_faker
+from docfleet.packs.sdk.parties import Party, group_iban, party, pooled_party, seeded_faker
 from docfleet.packs.sdk.products import (
     PRODUCT_LINES,
     UNITS,
@@ -72,24 +73,11 @@ def _invoice_number(rng: random.Random, issue: dt.date) -> str:
     return f"{rng.randint(1000, 99999)}"
 
 
-#: content 2: sellers per run and locale, drawn with weight ``1 / (k + 1) ** SELLER_SKEW``
-SELLER_POOL = 500
-SELLER_SKEW = 0.8
-_SELLER_WEIGHTS = list(accumulate(1 / (k + 1) ** SELLER_SKEW for k in range(SELLER_POOL)))
-
-
 def pooled_seller(run_id: str, jur: Jurisdiction, index: int
                   ) -> tuple[Party, str | None, str | None]:
-    """Document ``index``'s seller from the run's pool for the locale (seller *k* is the
-    same company, tax number and bank account on every invoice it issues; the first few
-    issue many, the tail one each): (party, second registration number, US state)."""
-    k = random.Random(f"{run_id}:{index}:seller").choices(range(SELLER_POOL),
-                                                         cum_weights=_SELLER_WEIGHTS)[0]
-    srng = random.Random(f"{run_id}:{jur.locale}:seller:{k}")
-    fake = seeded_faker(srng, jur)
-    state = srng.choice(sorted(US_STATE_RATES)) if jur.locale == "en-US" else None
-    seller, registration = party(srng, fake, jur, seller=True, state=state)
-    return seller, registration, state
+    """Content 2: document ``index``'s seller from the run's long-tail pool for the
+    locale (:func:`docfleet.packs.sdk.parties.pooled_party`)."""
+    return pooled_party(run_id, jur, index, "seller")
 
 
 def _account(rng: random.Random, total: Decimal, currency: str) -> dict[str, Any]:
@@ -166,6 +154,9 @@ class InvoiceSource:
         seller, registration = party(rng, fake, jur, seller=True, state=state)
         if opts.content >= 2:  # real sellers issue many invoices: a per-run long tail
             seller, registration, state = pooled_seller(run_id, jur, index)
+        if opts.content >= 3 and seller.iban:  # a French IBAN with its valid RIB key
+            seller = dataclasses.replace(
+                seller, iban=group_iban(with_rib_key(seller.iban.replace(" ", ""))))
         buyer_state = rng.choice(sorted(US_STATE_RATES)) if locale == "en-US" else None
         buyer, _ = party(rng, fake, jur, seller=False, state=buyer_state)
         rates = dict(jur.rates)

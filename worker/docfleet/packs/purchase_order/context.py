@@ -6,14 +6,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from docfleet.packs.purchase_order.extras import WORDS
 from docfleet.packs.purchase_order.records import OrderLine, PurchaseOrder
-from docfleet.packs.purchase_order.vocabulary import VARIANTS
+from docfleet.packs.purchase_order.vocabulary import VARIANTS, VARIANTS_V3
 from docfleet.packs.sdk.fields import money_field, party_fields, text_field, unit_price_text
 from docfleet.packs.sdk.locales import JURISDICTIONS, canonical
 from docfleet.packs.sdk.pages import Archetype, Page, paginate
 from docfleet.packs.sdk.style import FORM, PALETTES, SANS, SERIF
 from docfleet.packs.sdk.text import labels_for
-from docfleet.packs.sdk.variation import date_style, money_style, vary_words
+from docfleet.packs.sdk.variation import date_style, money_style, pick, vary_words
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
@@ -104,7 +105,14 @@ def line_pages(po: PurchaseOrder) -> list[range]:
     spec = PO_ARCHETYPES[po.archetype]
     height = page_size(po)[1]
     return paginate(len(po.lines), spec.capacity(height, True), spec.capacity(height, False),
-                    spec.totals_rows(len(po.taxes)))
+                    spec.totals_rows(len(po.taxes) + _extra_rows(po)))
+
+
+def _extra_rows(po: PurchaseOrder) -> int:
+    """Content 3: the look-alike rows printed under the total."""
+    if po.extras is None:
+        return 0
+    return sum(v is not None for v in po.extras.amounts().values())
 
 
 def _line(po: PurchaseOrder, item: OrderLine) -> dict[str, Field | None]:
@@ -145,7 +153,7 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
     pages = [Page(i + 1, len(ranges), [lines[k] for k in r], i == len(ranges) - 1)
              for i, r in enumerate(ranges)]
     ship_to = "\n".join(po.ship_to)
-    return {
+    context = {
         "lang": jur.language, "dir": jur.direction, "title": po.po_number, "page_w": width,
         "page_h": height,
         "font": font, "font_size": style.choice((11.5, 12, 12.5)), "primary": primary,
@@ -166,6 +174,9 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
         "payment_terms": Field("payment_terms", L["payment"].format(days=po.payment_days),
                                str(po.payment_days)),
         "pages": pages,
+        "content": po.content,
+        #: content 3: the lines table's cells are golden rows (``cells``, issue 28)
+        "cells_table": "order_lines" if po.content >= 3 else None,
         "show_line_tax": len(po.taxes) > 1,
         "subtotal": money_field(jur, "subtotal", po.subtotal),
         "taxes": [{"rate": Field("tax_rate", jur.percent(t.rate), canonical(t.rate), k),
@@ -173,4 +184,34 @@ def build_context(po: PurchaseOrder) -> dict[str, Any]:
                    "amount": money_field(jur, "tax_amount", t.amount, k)}
                   for k, t in enumerate(po.taxes, start=1)],
         "total": money_field(jur, "total", po.total),
+        "show_requested": True, "extras": [],
     }
+    if po.extras is not None:
+        _print_extras(po, jur, context, random.Random(po.style_seed ^ 0x0E3B))
+    return context
+
+
+def _print_extras(po: PurchaseOrder, jur: Any, context: dict[str, Any],
+                  rng: random.Random) -> None:
+    """Content 3: hide the optional parts the order does not print and add its look-alike
+    amounts (each with its own drawn key, under the total)."""
+    assert po.extras is not None
+    shown = po.extras.shown
+    if "incoterm" not in shown:
+        context["incoterm"] = context["delivery_place"] = None
+    if "supplier_number" not in shown:
+        context["supplier_number"] = None
+    for role in ("buyer", "supplier"):
+        if f"{role}_tax_id" not in shown:
+            context[role] = {**context[role], "tax_id": None}
+    context["show_requested"] = "requested_date" in shown
+    words = WORDS.get(jur.language, WORDS["en"])
+    more = VARIANTS_V3.get(jur.language, {})
+    L = vary_words(context["L"], {k: more[k] for k in ("po_number", "note", "page")
+                                  if k in more}, rng)
+    extras = []
+    for name, amount in po.extras.amounts().items():
+        if amount is not None:
+            L[name] = pick(rng, words[name], 0.5)
+            extras.append(money_field(jur, name, amount))
+    context["L"], context["extras"] = L, extras

@@ -10,18 +10,22 @@ import pyarrow as pa
 
 from docfleet.packs.purchase_order.context import PO_ARCHETYPES, build_context, page_size
 from docfleet.packs.purchase_order.records import PurchaseOrder
-from docfleet.packs.purchase_order.schema import TABLES
+from docfleet.packs.purchase_order.schema import TABLES, TABLES_V3
 from docfleet.packs.purchase_order.source import PurchaseOrderSource
 from docfleet.packs.sdk.options import PackOptions
 from docfleet.packs.sdk.pack import TemplatedPack
 from docfleet.packs.sdk.rows import document_meta
+from docfleet.packs.sdk.schema import with_split
 from docfleet.packs.sdk.session import PrintedDocument
+from docfleet.packs.sdk.splits import document_split
 
 MAX_LINES = 200
 
 
 class PurchaseOrderSteps:
     tables: dict[str, pa.Schema] = TABLES
+    #: ink truth and the visibility check from this content version on
+    ink_content = 3
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "po_number", "delivery_date")
 
@@ -56,6 +60,8 @@ class PurchaseOrderSteps:
             "total": po.total,
             "taxes": [{"rate": t.rate, "base": t.base, "amount": t.amount} for t in po.taxes],
         }
+        if po.content >= 3:  # every pack's document table holds its split (issue 28)
+            head["split"] = document_split(po.document)
         lines = [{
             "document": po.document, "line": i.line,
             "page": line_pages[i.line] if line_pages else None, "sku": i.sku,
@@ -63,6 +69,18 @@ class PurchaseOrderSteps:
             "unit_price": i.unit_price, "amount": i.amount, "tax_rate": i.tax_rate,
             "requested_date": i.requested_date,
         } for i in po.lines]
+        if po.extras is not None:  # content 3: null what the order does not print
+            shown = po.extras.shown
+            for key, names in (("incoterm", ("incoterm", "delivery_place")),
+                               ("supplier_number", ("supplier_number",)),
+                               ("buyer_tax_id", ("buyer_tax_id",)),
+                               ("supplier_tax_id", ("supplier_tax_id",))):
+                if key not in shown:
+                    head.update(dict.fromkeys(names))
+            head.update(po.extras.amounts())
+            if "requested_date" not in shown:
+                for row in lines:
+                    row["requested_date"] = None
         return {"purchase_orders": [head], "order_lines": lines}
 
 
@@ -73,5 +91,13 @@ class PurchaseOrderPack(TemplatedPack):
     archetypes = tuple(PO_ARCHETYPES)
     steps = PurchaseOrderSteps()
     max_lines = MAX_LINES
-    #: 1: one convention; 2: each document's words, money and dates drawn
+    #: 1: one convention; 2: each document's words, money and dates drawn; 3: optional
+    #: parts on some orders only, look-alike amounts (extras.py), ``split`` and the order
+    #: lines' ``cells``
     content_versions = (1, 2, 3)
+    split = "split"
+
+    def content_tables(self, content: int) -> dict[str, pa.Schema]:
+        if content < 3:
+            return {}
+        return {**TABLES_V3, "purchase_orders": with_split(TABLES_V3["purchase_orders"])}

@@ -13,6 +13,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
+from docfleet.packs.purchase_order.extras import OrderExtras
 from docfleet.packs.sdk.money import ReconciliationError, round_money, unique_lines
 from docfleet.packs.sdk.parties import Party
 
@@ -70,6 +71,7 @@ class PurchaseOrder:
     total: Decimal
     style_seed: int
     content: int = 1  # the run's content version (2: a drawn style, sdk.variation)
+    extras: OrderExtras | None = None  # content 3: optional parts and look-alike amounts
 
     def __post_init__(self) -> None:
         reconcile(self)
@@ -118,6 +120,12 @@ def reconcile(po: PurchaseOrder) -> None:
         problems.append(f"unknown Incoterms rule {po.incoterm}")
     money = [po.subtotal, po.tax_total, po.total, *(t.amount for t in po.taxes)]
     money += [i.amount for i in po.lines]
+    if po.extras is not None:
+        money += [m for m in po.extras.amounts().values() if m is not None]
+        x = po.extras
+        if x.blanket_value is not None and not (
+                po.total <= (x.released_to_date or 0) <= x.blanket_value):
+            problems.append("released to date is not between the total and the blanket value")
     if any(m != q(m) for m in money):
         problems.append("an amount is not exact to the currency's minor unit")
     if problems:

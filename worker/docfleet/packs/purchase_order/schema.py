@@ -7,7 +7,11 @@
   delivery_place, delivery_date, payment_terms (value: days), buyer_{name,address,tax_id,
   phone,email}, supplier_{name,address,tax_id}; per line (``line`` set): line_number, sku,
   description, requested_date, quantity, unit, unit_price, line_tax_rate, amount; per tax
-  row: tax_rate, tax_base, tax_amount; subtotal, total.
+  row: tax_rate, tax_base, tax_amount; subtotal, total; content 3 also budget_amount,
+  blanket_value, released_to_date, credit_limit (look-alikes, each on some orders).
+- Content 3 (``TABLES_V3``): supplier_number, incoterm, delivery_place, the tax ids and a
+  line's requested_date are null where the order does not print them; the look-alike
+  amounts are columns of their own, null where not printed.
 """
 
 from __future__ import annotations
@@ -61,3 +65,24 @@ ORDER_LINES = pa.schema([
 ])
 
 TABLES: dict[str, pa.Schema] = {"purchase_orders": PURCHASE_ORDERS, "order_lines": ORDER_LINES}
+
+
+def _content_3(schema: pa.Schema, nullable: tuple[str, ...],
+               after: str | None = None, added: tuple[str, ...] = ()) -> pa.Schema:
+    """``schema`` with ``nullable`` made nullable and ``added`` money columns after
+    ``after``."""
+    fields = [f.with_nullable(True) if f.name in nullable else f for f in schema]
+    if after is not None:
+        at = schema.get_field_index(after) + 1
+        fields[at:at] = [pa.field(name, MONEY) for name in added]
+    return pa.schema(fields)
+
+
+#: content 3: the optional parts are null where the order does not print them, and the
+#: look-alike amounts (null where not printed) follow ``taxes``
+TABLES_V3: dict[str, pa.Schema] = {
+    "purchase_orders": _content_3(
+        PURCHASE_ORDERS, ("supplier_number", "incoterm", "delivery_place"), "taxes",
+        ("budget_amount", "blanket_value", "released_to_date", "credit_limit")),
+    "order_lines": _content_3(ORDER_LINES, ("requested_date",)),
+}

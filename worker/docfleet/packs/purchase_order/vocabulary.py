@@ -91,3 +91,35 @@ VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
 }
 for _lang, _words in PAGE_WORDS.items():  # the page numbers, shared
     VARIANTS.setdefault(_lang, {}).update(_words)
+
+#: content 3: more variants real orders print (appended, so a key's commonest stay first)
+MORE_VARIANTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "en": {"po_number": ("PO", "Order No", "P.O. #", "Purchase Order Number"),
+           "note": ("All deliveries must be accompanied by a delivery note.",
+                    "Partial deliveries only by prior arrangement.",
+                    "Our general terms and conditions of purchase apply.")},
+    "fr": {"po_number": ("N° de bon", "Référence commande", "Numéro BC"),
+           "note": ("Nos conditions générales d'achat s'appliquent.",
+                    "Livraison partielle uniquement sur accord préalable.",
+                    "Joindre un bon de livraison à chaque envoi.")},
+    "de": {"po_number": ("Bestell-Nummer", "Auftragsnummer", "Bestellschein Nr."),
+           "note": ("Es gelten unsere Allgemeinen Einkaufsbedingungen.",
+                    "Teillieferungen nur nach Absprache.",
+                    "Jeder Lieferung ist ein Lieferschein beizufügen.")},
+    "ja": {"po_number": ("発注NO", "オーダーNo.", "注文書No.", "発注書NO"),
+           "note": ("当社購買約款に基づき発注いたします。",
+                    "分納の場合は事前にご連絡ください。",
+                    "納品時には納品書を添付してください。",
+                    "検収後のお支払いとなります。"),
+           "page": ("ページ番号", "Page No.")},
+    "ar": {"po_number": ("رقم الأمر", "أمر شراء", "PO #", "Purchase Order No."),
+           "note": ("تطبق شروط الشراء العامة لدينا.",
+                    "لا يسمح بالتسليم الجزئي إلا بالاتفاق المسبق.",
+                    "يرجى إرفاق مذكرة التسليم مع كل شحنة.")},
+}
+#: content 3's variant pools: version 2's with :data:`MORE_VARIANTS` appended
+VARIANTS_V3: dict[str, dict[str, tuple[str, ...]]] = {
+    lang: {key: words + MORE_VARIANTS.get(lang, {}).get(key, ())
+           for key, words in keys.items()}
+    for lang, keys in VARIANTS.items()
+}

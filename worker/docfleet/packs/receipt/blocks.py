@@ -15,14 +15,9 @@ from decimal import Decimal
 from typing import Any
 
 from docfleet.packs.receipt.layouts import ITEM_TABLE_COLUMNS, ReceiptLayout
-from docfleet.packs.receipt.pieces import Piece, Row, f, head, lab, row, txt, width
+from docfleet.packs.receipt.pieces import Row, f, head, lab, row, txt, width
 from docfleet.packs.receipt.records import Receipt
-from docfleet.packs.receipt.variation import (
-    ReceiptStyle,
-    canonical_time,
-    format_date,
-    format_time,
-)
+from docfleet.packs.receipt.rowkit import RowKit
 from docfleet.packs.receipt.vocabulary import SCHEMES, SLIP
 from docfleet.packs.sdk.fields import text_field
 from docfleet.packs.sdk.locales import Jurisdiction, canonical
@@ -30,71 +25,10 @@ from docfleet.packs.sdk.text import columns, fit
 from docfleet.render.html import Field
 
 
-class Printer:
-    """Builds one receipt's rows (see the module docstring)."""
+class SaleBlocks(RowKit):
+    """What was sold, when and where: the shop's header, the receipt's number, date and
+    time, the item lines or item table."""
 
-    def __init__(self, r: Receipt, jur: Jurisdiction, layout: ReceiptLayout,
-                 words: dict[str, str]) -> None:
-        assert r.style is not None
-        self.r, self.jur, self.layout, self.words = r, jur, layout, words
-        self.s: ReceiptStyle = r.style
-        self.cols = layout.columns
-
-    # ------------------------------------------------------------------ values
-    def amount_text(self, amount: Decimal, code: bool = False) -> str:
-        jur, mode = self.jur, self.s.currency
-        if mode == "symbol":
-            return jur.money(amount)
-        number = jur.number(amount, jur.places)
-        if code and mode == "code":
-            return f"{jur.currency} {number}"
-        return number
-
-    def money(self, name: str, amount: Decimal, line: int | None = None,
-              code: bool = False) -> Field:
-        return Field(name, self.amount_text(amount, code), format(amount, "f"), line)
-
-    def key(self, name: str, word: str | None = None, key: str | None = None,
-            colon: bool = True) -> str:
-        """The printed word of key ``key`` (default ``name``) in this style."""
-        return self.s.label(key or name, word if word is not None else
-                            self.words.get(key or name, ""), colon)
-
-    def column(self, name: str, key: str, w: int = 0, word: str | None = None) -> Piece:
-        """A column heading labelling every ``name`` field of the page."""
-        return lab(name, self.key(name, word, key, colon=False), w=w, scope="column")
-
-    def kv(self, name: str, right: list[Piece], key: str | None = None,
-           word: str | None = None, units: int = 1, cls: str = "",
-           left_extra: list[Piece] | None = None) -> list[Row]:
-        """A key on the left, ``right`` on the right; where the key leaves the value no
-        room, the value goes on the row below (a key is never cut to a shorter word)."""
-        text = self.key(name, word, key)
-        extra = left_extra or []
-        room = self.cols - width(right) - width(extra) - 2
-        if not text:
-            return [row(extra, right, units=units, cls=cls)]
-        if columns(text) <= room:
-            return [row([lab(name, text), *extra], right, units=units, cls=cls)]
-        # the key on a row of its own (cut only if longer than a whole row), the value under
-        return [row([lab(name, fit(text, self.cols - width(extra) - 1)), *extra], units=units,
-                    cls=cls),
-                row([], right, units=units, cls=cls)]
-
-    def center(self, text: str, cls: str = "center") -> list[Row]:
-        """A free line, centred, wrapped at words onto as many rows as it needs."""
-        rows, line = [], ""
-        for word in self.s.line(text).split():
-            word = fit(word, self.cols)
-            if line and columns(f"{line} {word}") > self.cols:
-                rows.append(line)
-                line = word
-            else:
-                line = f"{line} {word}".strip()
-        rows.append(line)
-        return [row([txt(t)], cls=cls) for t in rows if t]
-
-    # ------------------------------------------------------------------ blocks
     def top(self) -> list[Row]:
         r, s = self.r, self.s
         out = [row([f(text_field("store_name", r.store.name))], units=2, cls="center big")]
@@ -111,17 +45,6 @@ class Printer:
                             f(text_field("store_tax_id", r.store.tax_id))], cls="center"))
         return out
 
-    def date_field(self, name: str, pattern: str, day: Any) -> Field:
-        return Field(name, format_date(self.jur, pattern, day), day.isoformat())
-
-    def time_field(self, name: str, value: str) -> Field:
-        hh, mm, *ss = (int(x) for x in value.split(":"))
-        pattern = self.s.time_format
-        if not ss:
-            pattern = pattern.replace(":{SS}", "")
-        text = format_time(pattern, hh, mm, ss[0] if ss else 0)
-        return Field(name, text, canonical_time(pattern, hh, mm, ss[0] if ss else 0))
-
     def info(self) -> list[Row]:
         r, s = self.r, self.s
         out: list[Row] = []
@@ -133,8 +56,11 @@ class Printer:
         date = f(self.date_field("issue_date", s.date_format, r.issue_date))
         clock = [f(self.time_field("issue_time", r.issue_time))] if "time" in s.show else []
         date_word = self.key("issue_date") if "date_label" in s.show else ""
-        if "datetime_row" in s.show or not clock:
-            left = [lab("issue_date", date_word)] if date_word else []
+        left = [lab("issue_date", date_word)] if date_word else []
+        one_row = "datetime_row" in s.show or not clock
+        if one_row and r.content >= 3 and clock and width([*left, date, *clock]) > self.cols:
+            one_row = False  # content 3: a long date and its time do not share a row
+        if one_row:
             out.append(row([*left, date, *clock]))
         else:
             out += self.kv("issue_date", [date], word=date_word)
@@ -149,11 +75,6 @@ class Printer:
             else:
                 out += [row(till), row(cashier)]
         return out
-
-    def tax_codes(self) -> dict[Decimal, str]:
-        """Rate → its code letter (the highest rate is A), as receipts print them."""
-        rates = sorted({t.rate for t in self.r.taxes}, reverse=True)
-        return {rate: "ABCDE"[k] for k, rate in enumerate(rates)}
 
     def item_fields(self, it: Any, n: int, places3: bool) -> tuple[Field, Field, Field]:
         """(quantity, unit price, amount) of item ``it`` printed on row ``n``."""
@@ -223,6 +144,11 @@ class Printer:
                     [txt("-", glue=True), f(self.money("discount_amount", d.amount, n))],
                     cls="ind"))
         return out
+
+
+class SettlementBlocks(RowKit):
+    """What it came to and how it was paid: totals and tax rows, the tender, the tax
+    summary, the card slip, the loyalty block and the footer."""
 
     def tax_rows(self) -> list[Row]:
         """One row per rate: the tax's name and rate, the tax (included, or added)."""
@@ -361,6 +287,10 @@ class Printer:
                 key = []
             out.append(row(key, [f(day), f(clock)]))
         return out
+
+
+class Printer(SaleBlocks, SettlementBlocks):
+    """Builds one receipt's rows in blocks (see the module docstring)."""
 
     def blocks(self) -> list[list[Row]]:
         parts = {"pay": self.pay, "taxes": self.taxes, "slip": self.slip,

@@ -198,6 +198,8 @@ def build_context(r: Receipt) -> dict[str, Any]:
     height = page_height(r, bs)
     return {
         "v2": r.content >= 2,
+        "v3": r.content >= 3,
+        "primary": primary,
         "lang": JURISDICTIONS[r.locale].language,
         "dir": JURISDICTIONS[r.locale].direction,
         "title": r.receipt_number,

@@ -17,7 +17,9 @@ from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.options import PackOptions
 from docfleet.packs.sdk.pack import TemplatedPack
 from docfleet.packs.sdk.rows import document_meta
+from docfleet.packs.sdk.schema import with_split
 from docfleet.packs.sdk.session import PrintedDocument
+from docfleet.packs.sdk.splits import document_split
 
 #: a continuous page stays under Chromium's/PDF's page height limit (200 in)
 MAX_ITEMS = 60
@@ -25,6 +27,8 @@ MAX_ITEMS = 60
 
 class ReceiptSteps:
     tables: dict[str, pa.Schema] = TABLES
+    #: ink truth and the visibility check from this content version on
+    ink_content = 3
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "receipt_number")
 
@@ -63,6 +67,8 @@ class ReceiptSteps:
                         printed_at=r.printed_at, return_by=r.return_by,
                         loyalty_points=lo.points if lo else None,
                         loyalty_balance=lo.balance if lo else None)
+        if r.content >= 3:  # every pack's document table holds its split (issue 28)
+            head["split"] = document_split(r.document)
         _, tree = item_rows(r, JURISDICTIONS[r.locale], RECEIPT_LAYOUTS[r.archetype])
         items = [{
             "document": r.document, "row": t["row"], "item": t["item"], "kind": t["kind"],
@@ -80,8 +86,11 @@ class ReceiptPack(TemplatedPack):
     archetypes = tuple(RECEIPT_LAYOUTS)
     steps = ReceiptSteps()
     max_lines = MAX_ITEMS
-    #: 1: one convention; 2: per-document styles (:mod:`.variation`)
+    #: 1: one convention; 2: per-document styles (:mod:`.variation`); 3: ``split``
     content_versions = (1, 2, 3)
+    split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:
+        if content >= 3:
+            return {"receipts": with_split(RECEIPTS_V2)}
         return {"receipts": RECEIPTS_V2} if content >= 2 else {}

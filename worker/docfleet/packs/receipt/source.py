@@ -34,9 +34,9 @@ from docfleet.packs.receipt.variation import (
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.money import round_money
 from docfleet.packs.sdk.options import PackOptions, kinds
-from docfleet.packs.sdk.parties import party, seeded_faker
+from docfleet.packs.sdk.parties import party, pooled_party, seeded_faker
 from docfleet.packs.sdk.telemetry import traced
-from docfleet.packs.sdk.text import digits, fit, whole
+from docfleet.packs.sdk.text import digits, fit, fit_lines, fit_whole, whole
 
 FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
@@ -218,6 +218,13 @@ def _web(fake: Any, rng: random.Random) -> str:
     return word if len(word) >= 3 else f"shop{rng.randint(10, 99)}"
 
 
+#: content 3: of the tax-inclusive receipts whose style prints a subtotal, the share that
+#: keeps it (a tax-inclusive till prints one mostly where something follows it; real
+#: receipts printing both show subtotal = total on about a fifth); the others print their
+#: net and tax totals instead
+INCLUSIVE_SUBTOTAL_V3 = 0.3
+
+
 class ReceiptSource:
     """Deterministic receipt records for one run's options (content version
     ``options.content``: 2 draws a :class:`~.variation.ReceiptStyle` per document)."""
@@ -240,9 +247,13 @@ class ReceiptSource:
         fake = seeded_faker(rng, jur)
         state = "NY" if locale == "en-US" else None
         seller, _ = party(rng, fake, jur, seller=True, state=state)
+        if opts.content >= 3:  # real merchants print many receipts: a per-run long tail
+            seller = pooled_party(run_id, jur, index, "merchant", state)[0]
+        cut = fit_whole if opts.content >= 3 else fit  # 3: never end a cut on a bound word
         store = Store(
-            fit(seller.name, int(cols / 1.35)),  # printed 1.3x larger
-            tuple(fit(line, cols) for line in seller.address),
+            cut(seller.name, int(cols / 1.35)),  # printed 1.3x larger
+            fit_lines(seller.address, cols) if opts.content >= 3
+            else tuple(fit(line, cols) for line in seller.address),
             fit(seller.phone, cols - 6),
             whole(seller.tax_id, cols - 12) if seller.tax_id and rng.random() < 0.8 else None,
         )
@@ -289,6 +300,12 @@ class ReceiptSource:
         rounding = Decimal(0)
         if v2:
             style = draw_style(vr, jur, cols, kind, method == "cash", _web(fake, vr))
+            if opts.content >= 3 and inclusive and "subtotal" in style.show \
+                    and random.Random(f"receipt-v3:{run_id}:{index}").random() \
+                    >= INCLUSIVE_SUBTOTAL_V3:
+                # ... and its net and tax totals instead (Total excl. VAT, Total VAT)
+                style = dataclasses.replace(
+                    style, show=(style.show - {"subtotal"}) | {"tax_base_total", "tax_total"})
             budget = cols - ITEM_TABLE_COLUMNS if "item_table" in style.show else 20
             items_t = _restyle(items_t, style, budget)
             if method == "cash":

@@ -55,6 +55,27 @@ def rib_key(bank: str, branch: str, account: str) -> str:
     return f"{97 - (89 * int(bank) + 15 * int(branch) + 3 * int(account)) % 97:02d}"
 
 
+#: RIB key letters: a letter of a French account number counts as this digit
+_RIB_DIGITS = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "12345678912345678923456789")
+
+
+def with_rib_key(iban: str) -> str:
+    """``iban`` (compact) with a valid French RIB key (and so check digits): a French
+    IBAN's last two digits recomputed from its bank, branch and account (letters of the
+    account as RIB digits); any other IBAN as it is."""
+    if not iban.startswith("FR") or len(iban) != 27:
+        return iban
+    bban = iban[4:]
+    bank, branch, account = bban[:5], bban[5:10], bban[10:21].upper().translate(_RIB_DIGITS)
+    return make_iban("FR", bban[:21] + rib_key(bank, branch, account))
+
+
+def rib_valid(iban: str) -> bool:
+    """Whether a French IBAN (spaces allowed) carries a valid RIB key."""
+    compact = iban.replace(" ", "").upper()
+    return with_rib_key(compact) == compact
+
+
 def make_iban(country: str, bban: str) -> str:
     check = 98 - _numeric(bban + country + "00") % 97
     return f"{country}{check:02d}{bban}"

@@ -64,12 +64,24 @@ def markable_boxes(layout: Layout, pages: int, markable: Sequence[str]) -> list[
     return targets
 
 
+def on_page(quad_map: QuadMap, sizes: Sequence[tuple[float, float]]) -> QuadMap:
+    """``quad_map`` with every carried corner clamped to its page, as the hull box is:
+    the quad's hull is then the box (a corner rotated off a narrow page stays on it)."""
+    def quad(page: int, b: Box) -> tuple[float, ...]:
+        w, h = sizes[page - 1]
+        q = quad_map(page, b)
+        return tuple(min(max(round(v, 3), 0.0), w if k % 2 == 0 else h)
+                     for k, v in enumerate(q))
+    return quad
+
+
 def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, run_id: str,
-            document: int, language: str, targets: Callable[[], list[list[Box]]]
-            ) -> Captured:
+            document: int, language: str, targets: Callable[[], list[list[Box]]],
+            clamp: bool = False) -> Captured:
     """``pdf`` (clean, ``pages`` pages, first page ``size`` points) under ``condition``.
     ``targets()``: per page, the boxes an annotator may mark (asked only when needed).
-    Deterministic in (run_id, document)."""
+    ``clamp``: quads stay on the page like their boxes (:func:`on_page`; a content
+    version's choice: older runs keep their bytes). Deterministic in (run_id, document)."""
     if condition == "clean":
         return Captured(pdf, size, [size] * pages)
     if condition == "scan":
@@ -88,10 +100,12 @@ def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, r
                          for v in params.transform_point(x, y, w, h))
 
         return Captured(scanned, (round(sizes[0][0], 3), round(sizes[0][1], 3)), sizes,
-                        Carry(box, quad), [scan_page_params(params)] * len(sizes))
+                        Carry(box, on_page(quad, sizes) if clamp else quad),
+                        [scan_page_params(params)] * len(sizes))
     from docfleet.render.capture import capture_pdf  # lazy: start-up (photo, fax, annotated)
 
     captured, geometry, page_params = capture_pdf(
         pdf, condition, document_seed(run_id, document) ^ CAPTURE_SALT, language, targets())
     return Captured(captured, geometry.sizes[0], geometry.sizes,
-                    Carry(geometry.box, geometry.quad), page_params)
+                    Carry(geometry.box, on_page(geometry.quad, geometry.sizes) if clamp
+                          else geometry.quad), page_params)

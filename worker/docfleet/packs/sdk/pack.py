@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from docfleet.core.errors import ConfigError
 from docfleet.packs.base import DocumentSource, GoldenTables, Pack, PackContext
 from docfleet.packs.sdk.options import PackOptions, parse_pack_options
-from docfleet.packs.sdk.session import DocumentSteps, TemplatedSession
+from docfleet.packs.sdk.session import DocumentSteps, TemplatedSession, ink_truth
 from docfleet.packs.sdk.templates import pack_loader, pack_templates
 from docfleet.render.html import Templates
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 class TemplatedPack(Pack):
     """A pack of records rendered through its own templates (see the module docstring).
     ``split``: the document table's column that holds the document's split, if the pack
-    assigns splits."""
+    assigns splits (declared only for the content versions whose table has it)."""
 
     archetypes: ClassVar[tuple[str, ...]]
     steps: ClassVar[DocumentSteps]
@@ -49,12 +49,17 @@ class TemplatedPack(Pack):
 
     def tables(self, options: Mapping[str, Any]) -> GoldenTables:
         from docfleet.packs.sdk.schema import (
-            LAYOUT_TABLES,  # lazy: start-up (pyarrow: not for the launcher)
+            layout_tables,  # lazy: start-up (pyarrow: not for the launcher)
         )
 
-        own = {**self.steps.tables, **self.content_tables(self.parse(options).content)}
-        return GoldenTables({**own, **LAYOUT_TABLES}, document=next(iter(own)),
-                            roles={table: table for table in LAYOUT_TABLES}, split=self.split)
+        content = self.parse(options).content
+        own = {**self.steps.tables, **self.content_tables(content)}
+        document = next(iter(own))
+        # a content version before the pack's split column has none
+        split = self.split if self.split in own[document].names else None
+        shared = layout_tables(ink_truth(self.steps, content))
+        return GoldenTables({**own, **shared}, document=document,
+                            roles={table: table for table in shared}, split=split)
 
     def content_tables(self, content: int) -> Mapping[str, pa.Schema]:
         """The pack's own tables whose schema content version ``content`` changes (a

@@ -13,10 +13,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from docfleet.packs.sdk import identifiers
-from docfleet.packs.sdk.locales import Jurisdiction
+from docfleet.packs.sdk.locales import US_STATE_RATES, Jurisdiction
 from docfleet.packs.sdk.text import digits, plain
 
 if TYPE_CHECKING:
@@ -130,3 +131,25 @@ def party(rng: random.Random, fake: Faker, jur: Jurisdiction, *, seller: bool,
 def group_iban(iban: str) -> str:
     """An IBAN printed in groups of four."""
     return " ".join(iban[i:i + 4] for i in range(0, len(iban), 4))
+
+
+#: parties per run, locale and role, drawn with weight ``1 / (k + 1) ** POOL_SKEW``: a few
+#: issue many documents, the tail one each (real sellers, merchants and buyers repeat)
+POOL_SIZE = 500
+POOL_SKEW = 0.8
+_POOL_WEIGHTS = list(accumulate(1 / (k + 1) ** POOL_SKEW for k in range(POOL_SIZE)))
+
+
+def pooled_party(run_id: str, jur: Jurisdiction, index: int, role: str = "seller",
+                 state: str | None = None) -> tuple[Party, str | None, str | None]:
+    """Document ``index``'s ``role`` party from the run's pool for the locale (party *k*
+    is the same company, tax number and bank account on every document it is on):
+    (party, second registration number, US state: ``state`` if given, else drawn)."""
+    k = random.Random(f"{run_id}:{index}:{role}").choices(range(POOL_SIZE),
+                                                          cum_weights=_POOL_WEIGHTS)[0]
+    srng = random.Random(f"{run_id}:{jur.locale}:{role}:{k}")
+    fake = seeded_faker(srng, jur)
+    if jur.locale == "en-US" and state is None:
+        state = srng.choice(sorted(US_STATE_RATES))
+    chosen, registration = party(srng, fake, jur, seller=True, state=state)
+    return chosen, registration, state

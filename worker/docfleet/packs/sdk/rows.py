@@ -4,8 +4,9 @@ measured, joined into the rows of the shared tables (:mod:`.schema`): ``fields``
 
 :func:`layout_rows` is the one place that turns a laid-out document into those rows
 (every box through the condition's :class:`~.capture.Carry`); :func:`html_rows` is the same
-for the ``html`` format (fields without boxes, no layout tables). A new column of the
-layout (an ink box) is added here and in :mod:`.schema`, once for every pack.
+for the ``html`` format (fields without boxes, no layout tables). A content version
+with ink truth (:mod:`docfleet.render.ink`) adds the ``ink_*`` columns beside the boxes
+and the ``chars`` table, each ink box through the same carry as its box.
 :func:`document_meta` gives the columns every document table shares.
 """
 
@@ -15,6 +16,7 @@ from typing import Any
 
 from docfleet.packs.sdk.capture import Carry
 from docfleet.render.html import PrintedField
+from docfleet.render.ink import Ink
 from docfleet.render.layout import Box, Layout
 
 #: golden tables of the page layout: empty in the html format
@@ -27,18 +29,32 @@ def _edges(box: Box) -> dict[str, float]:
     return {"x0": x0, "y0": y0, "x1": x1, "y1": y1}
 
 
+def _ink_edges(page: int, box: Box, carry: Carry, quad: bool) -> dict[str, Any]:
+    """The ``ink_*`` columns of an ink box on page ``page`` (through ``carry``)."""
+    x0, y0, x1, y1 = carry.box(page, box)
+    row: dict[str, Any] = {"ink_x0": x0, "ink_y0": y0, "ink_x1": x1, "ink_y1": y1}
+    if quad:
+        row["ink_quad"] = carry.quad(page, box)
+    return row
+
+
 def _line_boxes(page: int, boxes: tuple[Box, ...], carry: Carry) -> list[dict[str, float]]:
     return [_edges(carry.box(page, b)) for b in boxes]
 
 
 def field_rows(document: int, printed: list[PrintedField], layout: Layout | None,
-               carry: Carry = _CLEAN) -> list[dict[str, Any]]:
+               carry: Carry = _CLEAN, ink: Ink | bool | None = None) -> list[dict[str, Any]]:
     """One row per printed occurrence. With a layout, each row gets its measured box
-    through ``carry``; a printed field the layout lacks, a measured field nobody printed,
-    or a DOM text that differs raises ``ValueError``."""
+    through ``carry`` (and its ink box with ``ink``; ``True``: the ink columns, null, as
+    in html); a printed field the layout lacks, a measured field nobody printed, or a DOM
+    text that differs raises ``ValueError``."""
     boxes = {}
+    inks: dict[tuple[str, int | None, int], Box] = {}
     if layout is not None:
         boxes = {(f.field, f.line, f.occurrence): f for f in layout.fields}
+        if isinstance(ink, Ink):
+            inks = {(f.field, f.line, f.occurrence): b
+                    for f, b in zip(layout.fields, ink.fields, strict=True)}
         if len(boxes) != len(layout.fields) or set(boxes) != {p.key for p in printed}:
             missing = {p.key for p in printed} ^ set(boxes)
             raise ValueError(f"document {document}: printed and laid-out fields differ: "
@@ -50,6 +66,8 @@ def field_rows(document: int, printed: list[PrintedField], layout: Layout | None
             "text": p.text, "value": p.value, "page": None,
             "x0": None, "y0": None, "x1": None, "y1": None, "line_boxes": None, "quad": None,
         }
+        if ink:
+            row.update(ink_x0=None, ink_y0=None, ink_x1=None, ink_y1=None, ink_quad=None)
         if layout is not None:
             measured = boxes[p.key]
             if measured.text != p.text:
@@ -59,15 +77,18 @@ def field_rows(document: int, printed: list[PrintedField], layout: Layout | None
             row.update(page=page, **_edges(carry.box(page, measured.box)),
                        line_boxes=_line_boxes(page, measured.lines or (measured.box,), carry),
                        quad=carry.quad(page, measured.box))
+            if inks:
+                row.update(_ink_edges(page, inks[p.key], carry, quad=True))
         rows.append(row)
     return rows
 
 
-def word_rows(document: int, layout: Layout, carry: Carry = _CLEAN) -> list[dict[str, Any]]:
+def word_rows(document: int, layout: Layout, carry: Carry = _CLEAN, ink: Ink | None = None
+              ) -> list[dict[str, Any]]:
     """One row per printed word, numbered in reading order per page."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     counters: dict[int, int] = {}
-    for w in layout.words:
+    for k, w in enumerate(layout.words):
         number = counters.get(w.page, 0)
         counters[w.page] = number + 1
         rows.append({
@@ -77,6 +98,26 @@ def word_rows(document: int, layout: Layout, carry: Carry = _CLEAN) -> list[dict
             "text_line": w.text_line, "label_id": w.label,
             "quad": carry.quad(w.page, w.box),
         })
+        if ink is not None:
+            rows[-1].update(_ink_edges(w.page, ink.words[k], carry, quad=True))
+    return rows
+
+
+def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry = _CLEAN
+              ) -> list[dict[str, Any]]:
+    """One row per printed glyph (``ink.glyphs``, in reading order), numbered per page;
+    ``words``: the document's ``words`` rows (a glyph names its word's number)."""
+    rows: list[dict[str, Any]] = []
+    counters: dict[int, int] = {}
+    for g in ink.glyphs:
+        number = counters.get(g.page, 0)
+        counters[g.page] = number + 1
+        x0, y0, x1, y1 = carry.box(g.page, g.box)
+        rows.append({"document": document, "page": g.page, "char": number, "text": g.text,
+                     "word": words[g.word]["word"], "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+                     **_ink_edges(g.page, g.ink, carry, quad=False),
+                     "quad": carry.quad(g.page, g.box),
+                     "ink_quad": carry.quad(g.page, g.ink)})
     return rows
 
 
@@ -88,19 +129,22 @@ def text_line_rows(document: int, layout: Layout, carry: Carry = _CLEAN
              "words": t.words} for t in layout.lines]
 
 
-def label_rows(document: int, layout: Layout, carry: Carry = _CLEAN
+def label_rows(document: int, layout: Layout, carry: Carry = _CLEAN, ink: Ink | None = None
                ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(labels, links): every printed key or heading, and one link per value a key
     labels. A link always names a printed field occurrence (else ``ValueError``)."""
     printed = {(f.field, f.line, f.occurrence) for f in layout.fields}
-    labels, links = [], []
-    for lab in layout.labels:
+    labels: list[dict[str, Any]] = []
+    links: list[dict[str, Any]] = []
+    for n, lab in enumerate(layout.labels):
         labels.append({
             "document": document, "label_id": lab.id, "kind": lab.kind, "name": lab.name,
             "scope": lab.scope, "text": lab.text, "page": lab.page,
             **_edges(carry.box(lab.page, lab.box)),
             "line_boxes": _line_boxes(lab.page, lab.lines or (lab.box,), carry),
         })
+        if ink is not None:
+            labels[-1].update(_ink_edges(lab.page, ink.labels[n], carry, quad=False))
         for k in lab.links:
             if (k.field, k.line, k.occurrence) not in printed:
                 raise ValueError(f"document {document}: label {lab.name!r} links to "
@@ -140,12 +184,16 @@ def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
 
 def layout_rows(document: int, condition: str, printed: list[PrintedField], layout: Layout,
                 carry: Carry, sizes: list[tuple[float, float]],
-                page_params: list[dict[str, Any]] | None) -> dict[str, list[dict[str, Any]]]:
-    """Every shared table's rows of one laid-out document (see the module docstring)."""
-    labels, links = label_rows(document, layout, carry)
+                page_params: list[dict[str, Any]] | None, ink: Ink | None = None
+                ) -> dict[str, list[dict[str, Any]]]:
+    """Every shared table's rows of one laid-out document (see the module docstring);
+    with ``ink``, the ink columns and the ``chars`` table too."""
+    labels, links = label_rows(document, layout, carry, ink)
+    words = word_rows(document, layout, carry, ink)
     return {
-        "fields": field_rows(document, printed, layout, carry),
-        "words": word_rows(document, layout, carry),
+        "fields": field_rows(document, printed, layout, carry, ink),
+        "words": words,
+        **({"chars": char_rows(document, ink, words, carry)} if ink is not None else {}),
         "lines": text_line_rows(document, layout, carry),
         "labels": labels,
         "links": links,
@@ -154,11 +202,12 @@ def layout_rows(document: int, condition: str, printed: list[PrintedField], layo
     }
 
 
-def html_rows(document: int, printed: list[PrintedField]) -> dict[str, list[dict[str, Any]]]:
-    """The shared tables of an ``html`` document: its fields (no page, no box) and no
-    layout rows."""
-    return {"fields": field_rows(document, printed, None),
-            **{table: [] for table in LAYOUT_TABLES}}
+def html_rows(document: int, printed: list[PrintedField], ink: bool = False
+              ) -> dict[str, list[dict[str, Any]]]:
+    """The shared tables of an ``html`` document: its fields (no page, no box; null ink
+    columns with ``ink``) and no layout rows."""
+    return {"fields": field_rows(document, printed, None, ink=ink),
+            **{table: [] for table in (*LAYOUT_TABLES, *(("chars",) if ink else ()))}}
 
 
 def line_pages(layout: Layout, field: str) -> dict[int, int]:

@@ -21,6 +21,9 @@ export and scoring read them. Conventions (docs/schema.md has every column):
   ``occurrence``.
 - ``words`` follow :data:`TOKENISATION`, in reading order per page. Every word of a field
   carries the field's ``field`` / ``line`` / ``occurrence``.
+- From a pack's ``ink_content`` version on (:func:`layout_tables`), ``fields``, ``words``
+  and ``labels`` carry the ink box ``ink_x0`` … ``ink_y1`` (and ``ink_quad`` beside
+  ``quad``) and ``chars`` holds every glyph (:mod:`docfleet.render.ink`).
 """
 
 from __future__ import annotations
@@ -204,6 +207,57 @@ LAYOUT_TABLES: dict[str, pa.Schema] = {
     "pages": PAGES,
 }
 
+# -- ink truth (a pack's ``ink_content`` version on: :mod:`docfleet.render.ink`) ------------
+
+def _ink(nullable: bool, quad: bool) -> list[pa.Field]:
+    """The ink box of a row (its glyphs' outline bounds), named like its box."""
+    edges = [pa.field(f"ink_{k}", pa.float64(), nullable=nullable)
+             for k in ("x0", "y0", "x1", "y1")]
+    return [*edges, pa.field("ink_quad", pa.list_(pa.float64()))] if quad else edges
+
+
+#: one row per printed glyph, in reading order (by word, then as the PDF holds them)
+CHARS = pa.schema(
+    [
+        pa.field("document", pa.int64(), nullable=False),
+        pa.field("page", pa.int32(), nullable=False),
+        pa.field("char", pa.int32(), nullable=False),  # order on the page, 0-based
+        pa.field("text", pa.string(), nullable=False),  # the character (its Unicode)
+        pa.field("word", pa.int32(), nullable=False),  # words.word of its word
+        pa.field("x0", pa.float64(), nullable=False),  # typographic box: advance x
+        pa.field("y0", pa.float64(), nullable=False),  # the font's ascent to descent
+        pa.field("x1", pa.float64(), nullable=False),
+        pa.field("y1", pa.float64(), nullable=False),
+        *_ink(False, False),
+        pa.field("quad", pa.list_(pa.float64())),
+        pa.field("ink_quad", pa.list_(pa.float64())),
+    ]
+)
+
+
+def _with(schema: pa.Schema, extra: list[pa.Field]) -> pa.Schema:
+    return pa.schema([*schema, *extra])
+
+
+#: the shared tables of a content version with ink truth: ``ink_*`` columns beside the
+#: boxes of ``fields``, ``words`` and ``labels``, and the ``chars`` table
+INK_TABLES: dict[str, pa.Schema] = {
+    "fields": _with(FIELDS, _ink(True, True)),
+    "words": _with(WORDS, _ink(False, True)),
+    "chars": CHARS,
+    "lines": LINES,
+    "labels": _with(LABELS, _ink(True, False)),
+    "links": LINKS,
+    "cells": CELLS,
+    "pages": PAGES,
+}
+
+
+def layout_tables(ink: bool) -> dict[str, pa.Schema]:
+    """The shared tables: with the ink columns and ``chars`` or as before them."""
+    return INK_TABLES if ink else LAYOUT_TABLES
+
+
 #: The tokenisation rule every ``words`` row follows (docs/schema.md, the dataset card).
 TOKENISATION = (
     "A word is a maximal run of non-space characters on one printed line. Every Unicode "
@@ -215,6 +269,13 @@ TOKENISATION = (
     "reading order: the template's logical order of blocks, lines top to bottom within a "
     "block, words in logical order within a line."
 )
+
+_INK_DOCS = {
+    "ink_x0": "ink box: left of the union of its glyphs' outlines, points",
+    "ink_y0": "ink box: top, points", "ink_x1": "ink box: right, points",
+    "ink_y1": "ink box: bottom, points",
+}
+_INK_QUAD = {"ink_quad": "the ink box's corners TL, TR, BR, BL carried through the capture"}
 
 #: What every column of the shared tables means (the dataset card prints it; a test checks
 #: that every column is described).
@@ -230,6 +291,7 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
         "x1": "right, points", "y1": "bottom, points",
         "line_boxes": "one box per printed line of the value, top to bottom",
         "quad": "the box's corners TL, TR, BR, BL carried through the capture (x, y x 4)",
+        **_INK_DOCS, **_INK_QUAD,
     },
     "words": {
         "document": "document index", "page": "1-based page",
@@ -240,6 +302,17 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
         "text_line": "the word's row in lines (reading order on the page)",
         "label_id": "the printed label the word belongs to (labels.label_id), if any",
         "quad": "the box's corners TL, TR, BR, BL carried through the capture (x, y x 4)",
+        **_INK_DOCS, **_INK_QUAD,
+    },
+    "chars": {
+        "document": "document index", "page": "1-based page",
+        "char": "order of the glyph on the page (by word, then as the PDF holds them)",
+        "text": "the character", "word": "words.word of the word it belongs to",
+        "x0": "typographic box (advance x ascent to descent): left, points",
+        "y0": "typographic box: top, points", "x1": "typographic box: right, points",
+        "y1": "typographic box: bottom, points", **_INK_DOCS,
+        "quad": "the typographic box's corners TL, TR, BR, BL carried through the capture",
+        **_INK_QUAD,
     },
     "lines": {
         "document": "document index", "page": "1-based page",
@@ -256,7 +329,7 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
         "scope": "value (labels the value it precedes) or column (a table column header)",
         "text": "as printed, spaces collapsed", "page": "1-based page",
         "x0": "left, points", "y0": "top, points", "x1": "right, points",
-        "y1": "bottom, points", "line_boxes": "one box per printed line",
+        "y1": "bottom, points", "line_boxes": "one box per printed line", **_INK_DOCS,
     },
     "links": {
         "document": "document index", "label_id": "the key (labels.label_id)",
@@ -265,7 +338,8 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
     },
     "cells": {
         "document": "document index", "page": "1-based page",
-        "table": "which table (line_items)", "table_index": "the table's number on its page",
+        "table": "which table (line_items, order_lines, transactions)",
+        "table_index": "the table's number on its page",
         "cell": "cell id, 0-based in the document", "row": "0-based row; 0 is the header row",
         "column": "0-based column", "column_span": "columns the cell spans",
         "header": "whether it is a header cell", "text": "cell text, spaces collapsed",
@@ -290,6 +364,16 @@ LAYOUT_COLUMN_DOCS: dict[str, dict[str, str]] = {
         "annotations": "annotated: each mark's kind, text and box in points",
     },
 }
+
+
+#: the document table's split column (train | validation | test) of a pack that assigns
+#: splits without options of its own (:func:`docfleet.packs.sdk.splits.document_split`)
+SPLIT_FIELD = pa.field("split", pa.string(), nullable=False)
+
+
+def with_split(schema: pa.Schema) -> pa.Schema:
+    """Document table ``schema`` with :data:`SPLIT_FIELD` appended."""
+    return schema.append(SPLIT_FIELD)
 
 
 def meta_fields() -> tuple[list[pa.Field], list[pa.Field]]:

@@ -24,6 +24,7 @@ from docfleet.packs.sdk.printing import Pending, Prepared, media_box, print_in_b
 from docfleet.packs.sdk.rows import html_rows, layout_rows, line_pages
 from docfleet.render.browser import Chromium, RenderError
 from docfleet.render.html import Templates
+from docfleet.render.ink import measure_ink
 from docfleet.render.layout import Layout
 from docfleet.render.pdf import check_pdf, normalise_pdf
 from docfleet.telemetry import traced
@@ -54,7 +55,10 @@ class PrintedDocument:
 
 class DocumentSteps(Protocol):
     """What a templated pack supplies. Records carry ``document``, ``file``,
-    ``archetype``, ``locale``, ``condition`` and ``issue_date`` (the PDF's date)."""
+    ``archetype``, ``locale``, ``condition`` and ``issue_date`` (the PDF's date).
+    Optionally ``ink_content``: the first content version that writes ink truth (the
+    ``ink_*`` columns, the ``chars`` table, :func:`ink_truth`), holds its pages to the
+    visibility check and keeps every carried quad on its page."""
 
     @property
     def tables(self) -> Mapping[str, pa.Schema]:
@@ -89,6 +93,13 @@ class DocumentSteps(Protocol):
         ...
 
 
+def ink_truth(steps: DocumentSteps, content: int) -> bool:
+    """Whether content version ``content`` of the pack of ``steps`` writes ink truth and
+    checks what a reader sees (from the steps' ``ink_content`` on; never without it)."""
+    first = getattr(steps, "ink_content", None)
+    return first is not None and content >= first
+
+
 class TemplatedSession:
     """One task's renderer over a pack's :class:`DocumentSteps`; ``render`` yields
     documents in index order. ``options`` carries ``format`` and whatever the source
@@ -101,6 +112,7 @@ class TemplatedSession:
         self.templates = templates
         self.options = options
         self.source = steps.source(options)
+        self.ink = ink_truth(steps, getattr(options, "content", 1))
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
         self._chromium: Chromium | None = chromium
@@ -138,7 +150,7 @@ class TemplatedSession:
             for index in indexes:
                 record, html, printed, _ = self.prepare(run_id, index)
                 rows = self.steps.rows(record, None)
-                rows.update(html_rows(record.document, printed))
+                rows.update(html_rows(record.document, printed, self.ink))
                 yield RenderedDocument(index=record.document,
                                        files={record.file: html.encode()}, rows=rows)
             return
@@ -156,24 +168,28 @@ class TemplatedSession:
         record, doc = item.doc.record, item.doc
         result = item.result()
         layout = result.layout
-        if layout.faults:
-            raise RenderError(f"document {record.document} ({record.archetype}, "
-                              f"{record.locale}) lays out wrong: {'; '.join(layout.faults[:3])}")
+        faults = layout.faults + (layout.hidden if self.ink else [])
+        if faults:
+            raise _fault(record, faults)
         assert result.pdf is not None
         pdf = normalise_pdf(result.pdf, record.issue_date)
         check_pdf(pdf)
+        ink = measure_ink(pdf, layout) if self.ink else None
+        if ink is not None and ink.faults:
+            raise _fault(record, ink.faults)
         if layout.pages != doc.pages:
             raise RenderError(f"document {record.document}: expected {doc.pages} page(s), "
                               f"laid out and printed {layout.pages}")
         language = JURISDICTIONS[record.locale].language
         captured: Captured = capture(
             pdf, media_box(pdf), doc.pages, record.condition, run_id, record.document,
-            language, lambda: markable_boxes(layout, doc.pages, self.steps.markable))
+            language, lambda: markable_boxes(layout, doc.pages, self.steps.markable),
+            clamp=self.ink)
         printed = PrintedDocument(doc.pages, captured.size, _written_size(captured),
                                   layout)
         rows = self.steps.rows(record, printed)
         rows.update(layout_rows(record.document, record.condition, doc.printed, layout,
-                                captured.carry, captured.sizes, captured.page_params))
+                                captured.carry, captured.sizes, captured.page_params, ink))
         return RenderedDocument(index=record.document, files={record.file: captured.pdf},
                                 rows=rows)
 
@@ -181,6 +197,11 @@ class TemplatedSession:
         if self._chromium is not None and self._owns_chromium:
             self._chromium.close()
         self._chromium = None
+
+
+def _fault(record: Any, faults: list[str]) -> RenderError:
+    return RenderError(f"document {record.document} ({record.archetype}, {record.locale}) "
+                       f"lays out wrong: {'; '.join(faults[:3])}")
 
 
 #: a MediaBox written ``[0 0 W H]`` (single spaces)

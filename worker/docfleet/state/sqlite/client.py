@@ -11,6 +11,7 @@ the store's coordination (:mod:`.store`) and ledger (:mod:`.ledger`) halves."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import sqlite3
@@ -89,6 +90,26 @@ CREATE TABLE IF NOT EXISTS reservations (
     PRIMARY KEY (run_id, rid)
 );
 """
+
+
+#: the database files this process opened, checkpointed at exit (:func:`_checkpoint_at_exit`)
+_OPENED: set[Path] = set()
+
+
+def _checkpoint_at_exit() -> None:
+    """Fold the write-ahead log of every store this process opened into its database
+    file, so that the file alone holds every committed write (a copy of it is complete)
+    however the process leaves its connections: ``docfleet.cli.finish`` ends a command
+    without the interpreter's teardown, which used to close them (the last close
+    checkpoints). A fresh connection's checkpoint touches no other connection; a store
+    still busy (a reader holding a snapshot) is left as it is, its log as durable."""
+    for path in sorted(_OPENED):
+        with contextlib.suppress(sqlite3.Error), \
+                contextlib.closing(sqlite3.connect(path, timeout=1.0)) as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+atexit.register(_checkpoint_at_exit)
 
 
 def locked(exc: BaseException) -> bool:
@@ -183,6 +204,7 @@ class SQLiteClient:
             self._retry(self._init_schema)
         else:
             self._retry(self._check_schema)
+        _OPENED.add(self.path)
         opcount.maybe_instrument(self)
 
     def _conn(self) -> sqlite3.Connection:
@@ -211,11 +233,15 @@ class SQLiteClient:
                     c.execute(stmt)
 
     def _check_schema(self) -> None:
-        """A read-only open: the file must already be a docfleet state store."""
-        row = self._conn().execute(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
-            "('runs', 'units')").fetchone()
-        if row[0] != 2:
+        """A read-only open: the file must already be a docfleet state store. A file with
+        no tables at all is one a task is creating this moment (or an empty file): it
+        holds no run yet, :class:`RunNotFoundError`, not a wrong file."""
+        names = {r[0] for r in self._conn().execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not names:
+            raise RunNotFoundError(f"state store {self.uri} holds no runs yet",
+                                   "check --state / DOCFLEET_STATE (nothing was created)")
+        if not {"runs", "units"} <= names:
             raise ConfigError(f"state store {self.uri} is an SQLite file but not a docfleet "
                               "state store", "check --state / DOCFLEET_STATE")
 

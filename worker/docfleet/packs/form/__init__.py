@@ -1,0 +1,5 @@
+"""The ``form`` pack (registered in the ``docfleet.packs`` entry-point group)."""
+
+from docfleet.packs.form.pack import FormPack
+
+__all__ = ["FormPack"]

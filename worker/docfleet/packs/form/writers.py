@@ -1,0 +1,112 @@
+"""Who fills a form in: typed entries (a typewriter or a form-filling program) and one to
+three handwriting writers per document, each a handwriting font of Debian's packages
+(``fonts-breip``, ``fonts-dancingscript``, ``fonts-kristi``;
+``fonts-seto`` for Japanese, ``fonts-kacst``'s KacstPen for Arabic) with its own slant,
+size, pressure (weight), ink and a per-entry baseline jitter (offset and tilt), all as CSS."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+#: handwriting fonts per script, with the widest and narrowest advance of their Latin
+#: letters and digits (em), as measured in Chromium (CJK and Arabic: :func:`_advance`)
+HANDS: dict[str, tuple[tuple[str, float, float], ...]] = {
+    "latin": (("Breip", 0.60, 0.38), ("Dancing Script", 0.52, 0.34), ("Kristi", 0.42, 0.26)),
+    "ja": (("SetoFont", 0.55, 0.45),),
+    "ar": (("KacstPen", 0.60, 0.40),),
+}
+#: typed entries: a form-filling font, its widest and narrowest Latin advance
+TYPED: dict[str, tuple[tuple[str, float, float], ...]] = {
+    "latin": (("Liberation Mono", 0.62, 0.58), ("Liberation Sans", 0.60, 0.22),
+              ("DejaVu Sans Mono", 0.62, 0.58)),
+    "ja": (("Noto Sans CJK JP", 0.58, 0.45),),
+    "ar": (("Noto Naskh Arabic", 0.60, 0.40),),
+}
+#: fallbacks after a writer's own font (a glyph it lacks: Œ, €)
+FALLBACK = {"latin": "'Liberation Sans', sans-serif",
+            "ja": "'Noto Sans CJK JP', sans-serif",
+            "ar": "'Noto Naskh Arabic', 'DejaVu Sans', sans-serif"}
+#: fonts whose letters are small for their size (a fine cursive) are written larger and
+#: spaced wider (a text layer reader takes a doubled letter packed that tight for a
+#: fake-bold duplicate and drops it)
+SCALE, SPACING = {"Kristi": 1.35}, {"Kristi": 1.6}
+INKS = ("#1b2f8a", "#15256b", "#222222", "#0d3b8c", "#2a2a40")
+#: jitter classes per writer (a per-entry baseline offset and tilt)
+JITTERS = 6
+
+
+@dataclass(frozen=True)
+class Writer:
+    """One hand (or the typing) of a document."""
+
+    number: int  # 0: typed; 1, 2, 3: handwriting writers
+    font: str
+    size: float  # px
+    wide: float  # widest advance per column, em
+    narrow: float  # narrowest advance per column, em
+    slant: float  # skewX, degrees
+    weight: int  # the pen's pressure as a font weight (400, or 700: a heavier stroke)
+    ink: str
+    spacing: float  # letter spacing, px
+    jitter: tuple[tuple[float, float], ...]  # (dy px, rotation deg) per jitter class
+
+    @property
+    def handwritten(self) -> bool:
+        return self.number > 0
+
+    def max_width(self, text: str) -> float:
+        """The widest ``text`` can print in this hand, px."""
+        return sum(_advance(ch, self.wide, 1.05, 0.5) * self.size + max(self.spacing, 0)
+                   for ch in text) + 2
+
+    def min_width(self, text: str) -> float:
+        """The narrowest ``text`` can print in this hand, px."""
+        return sum(_advance(ch, self.narrow, 0.95, 0.22) * self.size + min(self.spacing, 0)
+                   for ch in text)
+
+    def css(self, script: str) -> str:
+        """This writer's CSS classes: ``.w{n}`` and its jitter classes ``.w{n}.j{k}``."""
+        n = self.number
+        rules = [f".w{n} {{ font-family: '{self.font}', {FALLBACK[script]}; "
+                 f"font-size: {self.size}px; color: {self.ink}; "
+                 f"letter-spacing: {self.spacing}px; font-weight: {self.weight}; }}"]
+        for k, (dy, rot) in enumerate(self.jitter):
+            rules.append(f".w{n}.j{k} {{ transform: translateY({dy}px) rotate({rot}deg) "
+                         f"skewX({self.slant}deg); }}")
+        return "\n".join(rules)
+
+
+def _advance(ch: str, latin: float, wide: float, arabic: float) -> float:
+    """A character's advance, em: a CJK or full-width one, an Arabic one, any other."""
+    code = ord(ch)
+    if 0x0600 <= code <= 0x06FF or 0xFB50 <= code <= 0xFEFF:
+        return arabic
+    if 0x2E80 <= code <= 0x9FFF or 0xFF00 <= code <= 0xFFEF or 0x3000 <= code <= 0x303F:
+        return wide
+    return latin
+
+
+def script_of(language: str) -> str:
+    return language if language in ("ja", "ar") else "latin"
+
+
+def draw_writers(rng: random.Random, language: str, hands: int) -> tuple[Writer, ...]:
+    """The typing (writer 0) and ``hands`` handwriting writers of one document."""
+    script = script_of(language)
+    font, wide, narrow = rng.choice(TYPED[script])
+    typed = Writer(0, font, rng.choice((13.0, 13.5, 14.0)), wide, narrow, 0.0, 400,
+                   "#111111", 0.0, tuple((0.0, 0.0) for _ in range(JITTERS)))
+    writers = [typed]
+    fonts = list(HANDS[script])
+    rng.shuffle(fonts)
+    for n in range(1, hands + 1):
+        font, wide, narrow = fonts[(n - 1) % len(fonts)]
+        size = round(min(21.0, rng.uniform(15.0, 18.0) * SCALE.get(font, 1.0)), 1)
+        jitter = tuple((round(rng.uniform(-2.0, 2.0), 1), round(rng.uniform(-1.0, 1.0), 2))
+                       for _ in range(JITTERS))
+        writers.append(Writer(n, font, size, wide, narrow, round(rng.uniform(-12, 3), 1),
+                              rng.choice((400, 400, 700)),
+                              rng.choice(INKS),
+                              round(rng.uniform(0.6, 1.3) + SPACING.get(font, 0), 1), jitter))
+    return tuple(writers)
