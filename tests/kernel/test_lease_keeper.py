@@ -92,7 +92,12 @@ def test_a_tasks_units_share_one_heartbeat_thread(tmp_path: Path) -> None:
         keeper.ending.set()
         assert store.complete_unit(keeper.claim, "sha", time.time())
     assert len(threads) == 1  # the same threads alive for both units: no thread per unit
-    assert [t.name for t in threading.enumerate()].count("lease-keeper") == 1
+    own = heartbeat.thread
+    assert own is not None and own.is_alive() and own.name == "lease-keeper"
+    heartbeat.close()
+    own.join(5)
+    assert not own.is_alive()  # close() ends the heartbeat thread
+    heartbeat = Heartbeat()
 
     busy = _store(tmp_path / "busy")
     first, second = (busy.claim_next_unit("r", f"o{i}", i, 30, time.time()) for i in (0, 1))

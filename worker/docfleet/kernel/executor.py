@@ -78,6 +78,8 @@ class UnitExecutor:
         self._heartbeat = Heartbeat()  # one renewal thread for the task's units
 
     def close(self) -> None:
+        """Close the pack session and end the heartbeat thread; idempotent."""
+        self._heartbeat.close()
         if self._session is not None:
             self._session.close()
             self._session = None

@@ -21,19 +21,32 @@ class Heartbeat:
     """One daemon thread, started on first use, that runs the renewal loop of one
     :class:`LeaseKeeper` at a time: a task working unit after unit hands each keeper to
     it instead of starting (and joining) a thread per unit. A keeper that finds it busy
-    runs on a thread of its own."""
+    runs on a thread of its own. :meth:`close` ends the thread (idempotent); a keeper
+    handed to a closed heartbeat runs on a thread of its own."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._job: tuple[Callable[[], None], threading.Event] | None = None
         self._busy = False
+        self._closed = False
         self._thread: threading.Thread | None = None
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The heartbeat's thread, once started."""
+        return self._thread
+
+    def close(self) -> None:
+        """End the heartbeat thread once its current job returned; idempotent."""
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
 
     def take(self, job: Callable[[], None], ended: threading.Event) -> bool:
         """Run ``job`` on the heartbeat thread and set ``ended`` once it returned and the
         heartbeat is free for the next; false (nothing runs) when it is busy."""
         with self._cond:
-            if self._busy:
+            if self._busy or self._closed:
                 return False
             self._busy, self._job = True, (job, ended)
             if self._thread is None:
@@ -46,8 +59,10 @@ class Heartbeat:
     def _serve(self) -> None:
         while True:
             with self._cond:
-                while self._job is None:
+                while self._job is None and not self._closed:
                     self._cond.wait()
+                if self._job is None:
+                    return
                 job, ended = self._job
             try:
                 job()
