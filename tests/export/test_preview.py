@@ -165,6 +165,13 @@ def test_preview_bad_input_is_one_line(runs: dict[str, Run], tmp_path: Path) -> 
                                  "--output", str(png)),
                           "not a PDF", "format=pdf", code=2)
     assert not png.exists()
+    # a run of a content version before ink truth (receipt 2): no ink boxes to draw
+    inkless = fleet_run(tmp_path / "inkless", "pv-inkless", 1, 1, "receipt", None, 0,
+                        "--option", "content=2")
+    assert_one_line_error(invoke("preview", inkless.run_id, "0", "--state", inkless.state,
+                                 "--boxes", "ink_box", "--output", str(png)),
+                          "has no ink boxes", "--boxes box", code=2)
+    assert not png.exists()
 
 
 def test_report_shows_thumbnails_of_a_complete_run(runs: dict[str, Run],

@@ -1,7 +1,7 @@
 """Ink truth held against an independent raster (issue 29): the ``ink_*`` boxes of
 ``words`` and the ``chars`` table against the dark pixels of the page, clean and after
 ``scan`` (through the carried quads, against what a pixel-perfect box scores there), on
-every locale.
+every locale; forms' typed and handwritten answers too.
 
 The reference is not the golden's own computation (pdfium's glyph outline bounds): each
 page is rasterised twice by pdfium, as printed and with its text objects removed; a
@@ -24,6 +24,7 @@ from PIL import Image, ImageChops
 
 from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
+from docfleet.packs.form import FormPack
 from docfleet.packs.invoice.pack import InvoicePack
 from docfleet.packs.receipt import ReceiptPack
 from docfleet.packs.sdk.locales import JURISDICTIONS
@@ -178,6 +179,23 @@ def test_char_ink_boxes_match_the_raster_at_600_dpi(
     mean = statistics.mean(ink)
     print(f"{locale}: {len(ink)} chars, mean IoU {mean:.3f}")
     assert mean >= 0.85, mean
+
+
+@pytest.mark.parametrize("locale", ("en-US", "ja-JP", "ar-SA"))
+def test_form_ink_boxes_match_the_raster_typed_and_handwritten(
+        chromium: Chromium, locale: str) -> None:
+    """Forms too: the ink boxes of words, answers (typed and in the writers' handwriting
+    fonts, slanted and tilted) and questions against the raster, at 200 dpi."""
+    docs = render(chromium, FormPack(), {"locales": locale, "conditions": "clean:1"},
+                  range(3))
+    for table, least in (("words", 200), ("fields", 40), ("labels", 80)):
+        ink, typographic = scores(docs, table, 200)
+        assert len(ink) > least, (table, len(ink))
+        mean = statistics.mean(ink)
+        print(f"{locale} form {table}: {len(ink)}, mean IoU ink {mean:.3f}, "
+              f"typographic {statistics.mean(typographic):.3f}")
+        assert mean >= 0.90, (table, mean)
+        assert mean > statistics.mean(typographic) + 0.15, table
 
 
 def test_every_glyph_is_one_chars_row_of_its_word(

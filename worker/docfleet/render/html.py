@@ -51,7 +51,9 @@ class FieldPrinter:
         self.printed: list[PrintedField] = []
         self._seen: Counter[tuple[str, int | None]] = Counter()
 
-    def __call__(self, field: Field, cls: str = "") -> Markup:
+    def __call__(self, field: Field, cls: str = "", each: str = "") -> Markup:
+        """The field's span (classes ``f`` and ``cls``); with ``each``, every character
+        in a span of that class of its own (a digit in its box of a boxed date)."""
         if not isinstance(field, Field):
             raise TypeError(f"F() prints Field objects, got {field!r}")
         occurrence = self._seen[(field.name, field.line)]
@@ -63,8 +65,15 @@ class FieldPrinter:
         classes = f"f {cls}".strip()
         return Markup(
             f'<span class="{classes}" data-field="{escape(field.name)}"{line} '
-            f'data-occ="{occurrence}" dir="auto">{escape(field.text)}</span>'
+            f'data-occ="{occurrence}" dir="auto">{self._text(field.text, each)}</span>'
         )
+
+    @staticmethod
+    def _text(text: str, each: str) -> Markup:
+        if not each:
+            return escape(text)
+        return Markup("").join(Markup(f'<span class="{escape(each)}">{escape(ch)}</span>')
+                               for ch in text)
 
 
 class Templates:

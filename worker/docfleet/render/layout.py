@@ -77,7 +77,8 @@ EXTRACT_JS = r"""
   const LABELS = '[data-label],[data-header]';
   // visibility: a value or label lies inside every ancestor that draws a box (a border,
   // a background) or clips (overflow), up to its page: else it spills over what is next
-  // to it or is cut away (a reader's view; the ink check sees what is painted over it)
+  // to it or is cut away (a reader's view; the ink check sees what is painted over it);
+  // a box marked data-spill is one the document overflows on purpose (a golden fact)
   const drawsBox = new Map();
   const draws = (e) => {
     let d = drawsBox.get(e);
@@ -93,7 +94,7 @@ EXTRACT_JS = r"""
   };
   const escapes = (el, b, pg) => {
     for (let a = el.parentElement; a && a !== pg; a = a.parentElement) {
-      if (!draws(a)) continue;
+      if (!draws(a) || a.hasAttribute('data-spill')) continue;  // overflowed on purpose
       const r = a.getBoundingClientRect();
       if (b[0] < r.left - 1 || b[2] > r.right + 1 || b[1] < r.top - 1 || b[3] > r.bottom + 1) {
         return a;

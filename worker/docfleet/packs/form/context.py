@@ -27,10 +27,6 @@ from docfleet.packs.sdk.text import labels_for
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
-#: the widest digit of each font, em (a date's boxes are spaced by it)
-DIGIT = {"Breip": 0.58, "Dancing Script": 0.51, "Kristi": 0.29,
-         "SetoFont": 0.5, "KacstPen": 0.57, "Liberation Mono": 0.6, "Liberation Sans": 0.56,
-         "DejaVu Sans Mono": 0.6, "Noto Sans CJK JP": 0.55, "Noto Naskh Arabic": 0.62}
 #: any date: how many boxes an empty date prints
 EMPTY = dt.date(2000, 1, 1)
 #: one box of a date written in boxes, px; the box size of checkboxes
@@ -47,11 +43,9 @@ def writer_css(writers: tuple[Writer, ...], script: str) -> Markup:
     rules = []
     for w in writers:
         rules.append(w.css(script))
-        size = min(w.size, 16.0)
-        advance = DIGIT.get(w.font, 0.6) * size
-        rules.append(f".comb .w{w.number} {{ font-size: {size}px; "
-                     f"letter-spacing: {COMB - advance:.2f}px; "
-                     f"padding-left: {(COMB - advance) / 2:.2f}px; transform: none; }}")
+        # a date's digits: each centred in its box (.comb .d), never spaced by guess
+        rules.append(f".comb .w{w.number} {{ font-size: {min(w.size, 16.0)}px; "
+                     "letter-spacing: 0; transform: none; }")
         # a comment's lines keep the slant, not the tilt (a tilted paragraph leaves its box)
         rules.append(f".cmbox .w{w.number} {{ transform: skewX({w.slant}deg); }}")
     return Markup("\n".join(rules))

@@ -27,6 +27,8 @@ PX_TO_PT = 0.75
 
 class FormSteps:
     tables: dict[str, pa.Schema] = TABLES
+    #: ink truth and the visibility check from the pack's first content version on
+    ink_content = 1
     #: printed values an annotator highlights, ticks or circles
     markable = ("family_name", "birth_date_year", "policy_number", "signature")
 

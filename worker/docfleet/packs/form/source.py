@@ -111,6 +111,8 @@ class _Filler:
             box = int(writer.min_width(text) * 0.7)
         elif writer.max_width(text) > room and value is None:
             text = fit_width(text, writer, room)  # a name or place cut where the box ends
+        elif writer.min_width(text) > box + 6 and kind == "text":
+            overflow = True  # a value that cannot be cut (an e-mail, a number) runs past
         struck = None
         if (writer.handwritten and kind == "text" and not overflow and rng.random() < 0.07
                 and len(text) > 3):

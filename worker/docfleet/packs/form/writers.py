@@ -103,7 +103,7 @@ def draw_writers(rng: random.Random, language: str, hands: int) -> tuple[Writer,
     for n in range(1, hands + 1):
         font, wide, narrow = fonts[(n - 1) % len(fonts)]
         size = round(min(21.0, rng.uniform(15.0, 18.0) * SCALE.get(font, 1.0)), 1)
-        jitter = tuple((round(rng.uniform(-2.0, 2.0), 1), round(rng.uniform(-1.0, 1.0), 2))
+        jitter = tuple((round(rng.uniform(-1.5, 1.5), 1), round(rng.uniform(-0.8, 0.8), 2))
                        for _ in range(JITTERS))
         writers.append(Writer(n, font, size, wide, narrow, round(rng.uniform(-12, 3), 1),
                               rng.choice((400, 400, 700)),
