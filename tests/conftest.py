@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from docfleet.render.browser import Chromium
 from support.backends import BLOB_BACKENDS, STATE_BACKENDS
+from support.browsers import chromium_browser
 from support.needs import IN_CI, require
 
 __all__ = ["IN_CI", "require"]
@@ -24,6 +27,12 @@ os.environ.setdefault("NO_GCE_CHECK", "true")
 for _name in list(os.environ):
     if _name.startswith("DOCFLEET_") and not _name.startswith("DOCFLEET_TEST_"):
         del os.environ[_name]
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Chromium]:
+    """One real headless Chromium with two pages, shared by a test module."""
+    yield from chromium_browser()
+
 
 @pytest.fixture
 def run_id() -> str:

@@ -5,18 +5,18 @@ it, its boxes do not depend on the Chromium build, and a broken document fails a
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from docfleet.core.settings import CHROMIUM_CANDIDATES, load_settings
+from docfleet.core.settings import CHROMIUM_CANDIDATES
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.packs.sdk.printing import BATCH
 from docfleet.render.browser import Chromium, RenderError
+from support.browsers import chromium_browser
 from support.needs import require
 from support.pdftext import normalise, text_in_boxes
 
@@ -26,18 +26,6 @@ RUN = "batches"
 
 def squash(text: str) -> str:
     return "".join(normalise(text).split())
-
-
-def browser(path: str) -> Iterator[Chromium]:
-    require(Path(path).exists(), f"Chromium at {path}")
-    chromium = Chromium(path, pages=2)
-    yield chromium
-    chromium.close()
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    yield from browser(load_settings().chromium_path)
 
 
 def render(chromium: Chromium, indexes: Any, run_id: str = RUN,
@@ -183,7 +171,7 @@ def test_headless_shell_and_full_chromium_lay_out_the_same_boxes() -> None:
     require(Path(full).exists(), f"Chromium at {full}")
     out = []
     for path in (shell, full):
-        for chromium in browser(path):
+        for chromium in chromium_browser(path):
             docs = []
             for archetype in ARCHETYPES:
                 docs += render(chromium, range(3), f"same-{archetype}",

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +25,6 @@ from support.needs import require
 
 LOCALES = tuple(JURISDICTIONS)
 CONDITIONS = ("photo", "fax", "annotated")
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    path = load_settings().chromium_path
-    require(Path(path).exists(), f"Chromium at {path}")
-    browser = Chromium(path, pages=2)
-    yield browser
-    browser.close()
 
 
 def render(chromium: Chromium, run_id: str, **options: Any) -> RenderedDocument:

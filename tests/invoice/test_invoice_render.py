@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -73,15 +72,6 @@ def glyphs(text: str, locale: str) -> str:
     """What a box check compares: the squashed text, sorted for right-to-left locales."""
     squashed = squash(text)
     return "".join(sorted(squashed)) if locale in RTL else squashed
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    path = load_settings().chromium_path
-    require(Path(path).exists(), f"Chromium at {path}")
-    browser = Chromium(path, pages=2)
-    yield browser
-    browser.close()
 
 
 def render(chromium: Chromium, run_id: str, indexes: range, **options: Any

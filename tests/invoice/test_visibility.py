@@ -6,28 +6,14 @@ version before the check still renders as it did."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from docfleet.core.settings import load_settings
 from docfleet.packs.invoice.options import parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.render.browser import Chromium, Printed
 from docfleet.render.ink import measure_ink
-from support.needs import require
 
 MARKED = "ar-SA"
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    path = load_settings().chromium_path
-    require(Path(path).exists(), f"Chromium at {path}")
-    browser = Chromium(path, 2)
-    yield browser
-    browser.close()
 
 
 def session(chromium: Chromium, archetype: str, content: int) -> InvoiceSession:

@@ -12,8 +12,6 @@ A perfect box scores about 0.93 at 200 dpi (the pixel grid is the limit)."""
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +20,6 @@ import pypdfium2.raw as pdfium_raw
 import pytest
 from PIL import Image, ImageChops
 
-from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.form import FormPack
 from docfleet.packs.invoice.pack import InvoicePack
@@ -30,21 +27,11 @@ from docfleet.packs.receipt import ReceiptPack
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.schema import INK_TABLES
 from docfleet.render.browser import Chromium
-from support.needs import require
 
 LOCALES = tuple(JURISDICTIONS)
 MARGIN = 0.6  # points around the typographic box where a word's ink may lie (a glyph
 #: may overhang its advance a little; neighbours are further off)
 Box = tuple[float, float, float, float]
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    path = load_settings().chromium_path
-    require(Path(path).exists(), f"Chromium at {path}")
-    browser = Chromium(path, 2)
-    yield browser
-    browser.close()
 
 
 def render(chromium: Chromium, pack: Any, options: dict[str, Any], indexes: range

@@ -5,19 +5,15 @@ its ink — the same proof as the invoice's, over every archetype and locale of 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from packlib import PACKS, head
 
-from docfleet.core.settings import load_settings
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from support.capturegeom import assert_boxes_on_ink
-from support.needs import require
 
 LOCALES = tuple(JURISDICTIONS)
 CONDITIONS = ("photo", "fax", "annotated")
@@ -42,15 +38,6 @@ def check_params(page: dict[str, Any], condition: str) -> None:
         if page["page"] == 1:
             kinds = {a["kind"] for a in page["annotations"]}
             assert {"stamp", "signature", "highlight"} <= kinds, kinds
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    path = load_settings().chromium_path
-    require(Path(path).exists(), f"Chromium at {path}")
-    browser = Chromium(path, pages=2)
-    yield browser
-    browser.close()
 
 
 def render(chromium: Chromium, name: str, run_id: str, **options: Any) -> RenderedDocument:

@@ -15,23 +15,19 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
-from collections.abc import Iterator
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import pytest
 from packlib import HEAD, PACKS, RTL, glyphs, head, pdf_of, squash
 from pypdf import PdfReader
 
-from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.receipt.layouts import RECEIPT_LAYOUTS
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.render.browser import Chromium
 from docfleet.render.layout import PX_TO_PT
-from support.needs import require
 from support.pdftext import page_texts, text_in_boxes
 
 LOCALES = tuple(JURISDICTIONS)
@@ -41,15 +37,6 @@ def holds(word: str, text: str) -> bool:
     """Whether ``word`` is ``text`` with at most punctuation printed against it (a word
     joins touching elements: ``-50%`` is a word of the field ``50%``)."""
     return text in word and not any(c.isalnum() for c in word.replace(text, "", 1))
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Chromium]:
-    path = load_settings().chromium_path
-    require(Path(path).exists(), f"Chromium at {path}")
-    browser = Chromium(path, pages=2)
-    yield browser
-    browser.close()
 
 
 def render(chromium: Chromium, name: str, run_id: str, indexes: range, **options: Any
