@@ -7,7 +7,10 @@ headless Chromium) draining N clean documents of a pack, its process tree sample
 
 Per sample: documents written so far, and the proportional set size (PSS: shared pages
 split between the processes that map them, so a browser's processes add up to what they
-hold together) of the task process and of the browser (every other process of the tree).
+hold together) of the task process, of Playwright's driver (its node process) and of the
+browser (every Chromium process: the browser, its GPU and utility processes, a renderer
+per page; pages are replaced after ``RECYCLE_DOCUMENTS`` documents, see
+:mod:`docfleet.render.browser`).
 Flat means the second half of the run holds what the first half held: the result has
 the median PSS of the samples in the first and the last quarter of the run (by documents
 written, after the first 5 %), their ratio, and the least-squares slope in MiB per 1,000
@@ -67,6 +70,15 @@ def _pss_mib(pid: int) -> float:
     return 0.0
 
 
+def _is_driver(pid: int) -> bool:
+    """Whether ``pid`` is Playwright's node driver (not a Chromium process)."""
+    try:
+        exe = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0", 1)[0]
+    except OSError:
+        return False
+    return Path(exe.decode(errors="replace")).name == "node"
+
+
 def _documents(out: Path) -> int:
     docs = out / "documents"
     try:
@@ -90,11 +102,14 @@ def run(pack: str, total: int, unit: int, every: float, work: Path) -> list[dict
     while proc.poll() is None:
         tree = _tree(proc.pid)
         task = _pss_mib(proc.pid)
-        browser = sum(_pss_mib(p) for p in tree if p != proc.pid)
+        others = [p for p in tree if p != proc.pid]
+        drivers = {p for p in others if _is_driver(p)}
+        driver = sum(_pss_mib(p) for p in drivers)
+        browser = sum(_pss_mib(p) for p in others if p not in drivers)
         samples.append({"seconds": round(time.monotonic() - start, 1),
                         "documents": _documents(out / "memory"),
-                        "task_pss_mib": round(task, 1), "browser_pss_mib": round(browser, 1),
-                        "processes": len(tree)})
+                        "task_pss_mib": round(task, 1), "driver_pss_mib": round(driver, 1),
+                        "browser_pss_mib": round(browser, 1), "processes": len(tree)})
         time.sleep(every)
     assert proc.stderr is not None
     err = proc.stderr.read()
@@ -138,6 +153,7 @@ def main() -> None:
         "pack": args.pack, "total": args.total, "unit_size": args.unit_size,
         "wall_seconds": round(wall, 1),
         "task": summarise(samples, args.total, "task_pss_mib"),
+        "driver": summarise(samples, args.total, "driver_pss_mib"),
         "browser": summarise(samples, args.total, "browser_pss_mib"),
         "samples": samples,
     }
@@ -147,7 +163,7 @@ def main() -> None:
           f"(load {load[0]:.1f} → {os.getloadavg()[0]:.1f})")
     print(f"{'':8} {'first ¼ MiB':>12} {'last ¼ MiB':>11} {'last/first':>10} "
           f"{'MiB/1000 docs':>14} {'peak MiB':>9}")
-    for name in ("task", "browser"):
+    for name in ("task", "driver", "browser"):
         r = result[name]
         print(f"{name:8} {r['first_quarter_median_mib']:>12} "
               f"{r['last_quarter_median_mib']:>11} {r['last_over_first']!s:>10} "

@@ -307,3 +307,36 @@ def test_a_crashed_chromium_is_replaced_for_the_next_unit() -> None:
         assert [d.index for d in session.render("crash", range(2, 5))] == [2, 3, 4]
     finally:
         session.close()
+
+
+def test_a_page_recycled_after_its_documents_prints_the_same_bytes(chromium: Chromium) -> None:
+    """A page is replaced by a fresh one (a new renderer) once it printed ``recycle``
+    documents; the documents printed before and after are byte-identical to a browser's
+    that never recycles."""
+    def digests(browser: Chromium) -> dict[str, str]:
+        session = InvoiceSession(parse_options({"conditions": "clean:1,scan:1"}),
+                                 browser.executable, browser.pages, chromium=browser)
+        try:
+            return {name: hashlib.sha256(data).hexdigest()
+                    for doc in session.render("recycle", range(40, 52))
+                    for name, data in doc.files.items()}
+        finally:
+            session.close()
+
+    recycling = Chromium(chromium.executable, pages=1, recycle=3)
+    try:
+        first_page = recycling._free._queue[0]  # type: ignore[attr-defined]
+        once = digests(recycling)
+        assert recycling.recycled >= 2
+        assert recycling._free._queue[0] is not first_page  # type: ignore[attr-defined]
+        again = digests(recycling)  # every batch on a page that started fresh
+    finally:
+        recycling.close()
+    plain = Chromium(chromium.executable, pages=1, recycle=0)
+    try:
+        never = digests(plain)
+        assert plain.recycled == 0
+    finally:
+        plain.close()
+    assert len(once) == 12
+    assert once == again == never

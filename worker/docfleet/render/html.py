@@ -100,6 +100,9 @@ class Templates:
                 bytecode_cache=bytecode_cache(),
                 autoescape=select_autoescape(["html", "j2"], default=True),
                 undefined=StrictUndefined,
+                # a pack's templates do not change under a running task: no stat of the
+                # template files on every render (~3 a document)
+                auto_reload=False,
                 trim_blocks=True,
                 lstrip_blocks=True,
                 keep_trailing_newline=True,
