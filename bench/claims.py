@@ -67,6 +67,7 @@ from docfleet.core.models import RunSpec
 from docfleet.kernel.planner import plan_units
 from docfleet.state import open_state_store
 from docfleet.state.optional import complete_and_claim_next, complete_and_claim_units
+from proctree import tree_cpu
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -154,33 +155,6 @@ def _drain_batches(store: Any, run_id: str, owner: str, hint: int, batch: int,
         _, claims = complete_and_claim_units(store, run_id, [(c, "0" * 64) for c in claims],
                                              owner, hint, batch, 60.0, time.time())
         t1 = time.perf_counter()
-
-
-def _proc_cpu(pid: int) -> float:
-    """CPU seconds of ``pid`` and of its reaped children (/proc/PID/stat utime, stime,
-    cutime, cstime)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
-
-
-def tree_cpu(pid: int) -> float:
-    """CPU seconds of the process tree under ``pid`` (live children and reaped ones)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-        except (OSError, IndexError, ValueError):
-            continue
-        children.setdefault(ppid, []).append(int(stat.parent.name))
-    total, todo = 0.0, [pid]
-    while todo:
-        p = todo.pop()
-        total += _proc_cpu(p)
-        todo.extend(children.get(p, []))
-    return total
 
 
 def plan(uri: str, units: int) -> str:

@@ -36,34 +36,11 @@ from docfleet.packs.invoice.pack import InvoiceSession
 from docfleet.render.browser import Chromium
 from docfleet.render.capture import capture_pdf
 from docfleet.render.scan import scan_pdf
+from proctree import tree_cpu
 
 RESULTS = Path(__file__).parent / "results" / "conditions.json"
 #: issue 32: CPU seconds per page of each capture step, on top of the clean render
 GOALS = {"scan": 0.100, "fax": 0.100, "annotated": 0.100, "photo": 0.150}
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _tree_cpu(pid: int) -> float:
-    """CPU seconds (user + system, children reaped included) of ``pid`` and descendants."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    total, todo = 0.0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if p != pid:
-            total += sum(int(v) for v in fields[11:15]) / TICKS
-        todo.extend(parents.get(p, []))
-    return total
 
 
 def main() -> None:
@@ -75,11 +52,12 @@ def main() -> None:
     session = InvoiceSession(parse_options({"conditions": "clean", "lines": "1-10"}),
                              chromium.executable, 2, chromium=chromium)
     try:
-        browser_before = _tree_cpu(os.getpid())
+        browser_before = tree_cpu(os.getpid(), include_root=False)
         own_before, wall = time.process_time(), time.perf_counter()
         docs = list(session.render("bench-conditions", range(args.docs)))
         clean_wall = time.perf_counter() - wall
-        clean_cpu = time.process_time() - own_before + _tree_cpu(os.getpid()) - browser_before
+        browser = tree_cpu(os.getpid(), include_root=False) - browser_before
+        clean_cpu = time.process_time() - own_before + browser
     finally:
         session.close()
         chromium.close()

@@ -32,31 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from proctree import descendants
+
 RESULTS = Path(__file__).parent / "results"
-
-
-def _children() -> dict[int, list[int]]:
-    """Every process's children, from /proc/*/stat."""
-    out: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        out.setdefault(ppid, []).append(int(entry))
-    return out
-
-
-def _tree(root: int) -> list[int]:
-    children, seen, todo = _children(), [], [root]
-    while todo:
-        pid = todo.pop()
-        seen.append(pid)
-        todo.extend(children.get(pid, []))
-    return seen
 
 
 def _pss_mib(pid: int) -> float:
@@ -100,7 +78,7 @@ def run(pack: str, total: int, unit: int, every: float, work: Path) -> list[dict
     samples: list[dict[str, float]] = []
     start = time.monotonic()
     while proc.poll() is None:
-        tree = _tree(proc.pid)
+        tree = descendants(proc.pid)
         task = _pss_mib(proc.pid)
         others = [p for p in tree if p != proc.pid]
         drivers = {p for p in others if _is_driver(p)}

@@ -72,8 +72,8 @@ class FieldPrinter:
     def _text(text: str, each: str) -> Markup:
         if not each:
             return escape(text)
-        opening = Markup(f'<span class="{escape(each)}">')
-        return Markup("").join(opening + ch + Markup("</span>") for ch in text)
+        opening, closing = Markup(f'<span class="{escape(each)}">'), Markup("</span>")
+        return Markup("").join(opening + ch + closing for ch in text)
 
 
 class Templates:
