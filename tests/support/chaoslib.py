@@ -1206,8 +1206,13 @@ def environment_fault(stack: Stack, rng: random.Random) -> Result:
     sup = Supervisor(stack, env, logs, 3, max_restarts=0)
     bad = rng.randrange(3)
     what = rng.choice(["documents/", "golden/", "manifest/unit-"])
+    # the faulty task starts first and its peers only once it has met its first fault:
+    # on a loaded machine peers that start together may drain the pool before it claims
+    first = sup.start(bad, {"DOCFLEET_FAULT_BLOB_PUT": f"fail:{what}"})
+    wait_event(first.log, "unit.environment", 120)
     for slot in range(3):
-        sup.start(slot, {"DOCFLEET_FAULT_BLOB_PUT": f"fail:{what}"} if slot == bad else None)
+        if slot != bad:
+            sup.start(slot)
     codes = sup.wait(240)
     # the faulty task exits 4 once it met MAX_ENVIRONMENT_FAULTS in a row, or 0 if its
     # peers drained the pool first
@@ -1215,10 +1220,10 @@ def environment_fault(stack: Stack, rng: random.Random) -> Result:
         res.problems.append(f"exit codes {codes} (task {bad} is the faulty one)")
     a = audit(stack, run_id, units, [t.log for t in sup.tasks])
     res.merge_audit(a)
-    released = named(events(sup.tasks[bad].log), "unit.environment")
+    released = named(events(first.log), "unit.environment")
     if not released:
         res.problems.append("the faulty task released no unit")
-    burnt = named(events(sup.tasks[bad].log), "unit.fail")
+    burnt = named(events(first.log), "unit.fail")
     if burnt:
         res.problems.append(f"the faulty task burnt {len(burnt)} attempt(s)")
     tmp = [p for p in (stack.root / "out").rglob("*.tmp")] if stack.out.startswith("file:") \
