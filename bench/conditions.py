@@ -9,7 +9,9 @@ the Chromium render, measured as the CPU of the browser's process tree (``/proc`
 this process.
 
 Each condition's row carries issue 32's goal for its capture step (CPU per page: scan,
-fax and annotated ≤ 100 ms, photo ≤ 150 ms) and whether this sitting met it; the clean
+fax and annotated ≤ 100 ms, photo ≤ 150 ms) and whether this sitting met it; photo is
+measured in both recipes: 2 (every pack's newest content version) and 1 (the older
+versions, which keep their bytes); the clean
 render's own goal is a ratio to a bare print, measured by ``bench/documents.py``.
 
     python bench/conditions.py              # 24 documents
@@ -66,16 +68,19 @@ def main() -> None:
     rows = [{"condition": "clean", "cpu_s_per_page": clean_cpu / pages,
              "wall_s_per_page": clean_wall / pages,
              "kb_per_page": sum(map(len, pdfs)) / pages / 1024, "ratio_to_clean": 1.0}]
-    for condition in ("scan", "photo", "fax", "annotated"):
+    # photo: the newest content versions' recipe (2), and recipe 1 of the older ones
+    for condition, recipe in (("scan", 0), ("photo", 2), ("photo", 1), ("fax", 0),
+                              ("annotated", 0)):
         cpu, wall, size = time.process_time(), time.perf_counter(), 0
         for k, pdf in enumerate(pdfs):
             if condition == "scan":
                 out, _, _ = scan_pdf(pdf, k)
             else:
-                out, _, _ = capture_pdf(pdf, condition, k, "en", [])
+                out, _, _ = capture_pdf(pdf, condition, k, "en", [], recipe or 1)
             size += len(out)
         spent = time.process_time() - cpu
-        rows.append({"condition": condition, "cpu_s_per_page": spent / pages,
+        label = f"{condition} (recipe {recipe})" if recipe else condition
+        rows.append({"condition": label, "cpu_s_per_page": spent / pages,
                      "wall_s_per_page": (time.perf_counter() - wall) / pages,
                      "kb_per_page": size / pages / 1024,
                      "ratio_to_clean": spent / pages / rows[0]["cpu_s_per_page"],

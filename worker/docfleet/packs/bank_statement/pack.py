@@ -27,6 +27,8 @@ class BankStatementSteps:
     tables: dict[str, pa.Schema] = TABLES
     #: ink truth and the visibility check from this content version on
     ink_content = 4
+    #: photo recipe 2 (the same geometry for about half the CPU) from this version on
+    photo_content = 5
     #: printed values an annotator highlights, ticks or circles
     markable = ("opening_balance", "balance", "balance_carried_forward", "closing_balance",
                 "statement_number")
@@ -84,7 +86,7 @@ class BankStatementPack(TemplatedPack):
     #: card / cash / fee lines (issue 25; null in the golden rows where not printed)
     #: 4: ``split`` and the transactions' ``cells``; value dates on fewer banks'
     #: statements, references printed by some banks only, more notes (issue 25)
-    content_versions = (1, 2, 3, 4)
+    content_versions = (1, 2, 3, 4, 5)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

@@ -29,6 +29,8 @@ class FormSteps:
     tables: dict[str, pa.Schema] = TABLES
     #: ink truth and the visibility check from the pack's first content version on
     ink_content = 1
+    #: photo recipe 2 (the same geometry for about half the CPU) from this version on
+    photo_content = 2
     #: printed values an annotator highlights, ticks or circles
     markable = ("family_name", "birth_date_year", "policy_number", "signature")
 
@@ -100,3 +102,5 @@ class FormPack(TemplatedPack):
     steps = FormSteps()
     #: the shared ``lines`` option is accepted (up to this) and has nothing to count
     max_lines = 200
+    #: 2: photos with photo recipe 2; 1: the first forms (a run planned before stays 1)
+    content_versions = (1, 2)

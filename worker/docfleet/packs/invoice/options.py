@@ -36,7 +36,7 @@ KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue", 
          "split_by", "cover", "content")
 #: content versions (see :mod:`docfleet.packs.sdk.options`): 2 draws each document's words,
 #: money and date style (:mod:`docfleet.packs.sdk.variation`)
-CONTENT_VERSIONS = (1, 2, 3)
+CONTENT_VERSIONS = (1, 2, 3, 4)
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,8 @@ class InvoiceSteps:
 
     #: ink truth and the visibility check from this content version on
     ink_content = 3
+    #: photo recipe 2 (the same geometry for about half the CPU) from this version on
+    photo_content = 4
     markable = MARKABLE
 
     @property

@@ -26,6 +26,8 @@ class PurchaseOrderSteps:
     tables: dict[str, pa.Schema] = TABLES
     #: ink truth and the visibility check from this content version on
     ink_content = 3
+    #: photo recipe 2 (the same geometry for about half the CPU) from this version on
+    photo_content = 4
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "po_number", "delivery_date")
 
@@ -94,7 +96,7 @@ class PurchaseOrderPack(TemplatedPack):
     #: 1: one convention; 2: each document's words, money and dates drawn; 3: optional
     #: parts on some orders only, look-alike amounts (extras.py), ``split`` and the order
     #: lines' ``cells``
-    content_versions = (1, 2, 3)
+    content_versions = (1, 2, 3, 4)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

@@ -29,6 +29,8 @@ class ReceiptSteps:
     tables: dict[str, pa.Schema] = TABLES
     #: ink truth and the visibility check from this content version on
     ink_content = 3
+    #: photo recipe 2 (the same geometry for about half the CPU) from this version on
+    photo_content = 4
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "receipt_number")
 
@@ -87,7 +89,7 @@ class ReceiptPack(TemplatedPack):
     steps = ReceiptSteps()
     max_lines = MAX_ITEMS
     #: 1: one convention; 2: per-document styles (:mod:`.variation`); 3: ``split``
-    content_versions = (1, 2, 3)
+    content_versions = (1, 2, 3, 4)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

@@ -77,11 +77,13 @@ def on_page(quad_map: QuadMap, sizes: Sequence[tuple[float, float]]) -> QuadMap:
 
 def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, run_id: str,
             document: int, language: str, targets: Callable[[], list[list[Box]]],
-            clamp: bool = False) -> Captured:
+            clamp: bool = False, photo_recipe: int = 1) -> Captured:
     """``pdf`` (clean, ``pages`` pages, first page ``size`` points) under ``condition``.
     ``targets()``: per page, the boxes an annotator may mark (asked only when needed).
     ``clamp``: quads stay on the page like their boxes (:func:`on_page`; a content
-    version's choice: older runs keep their bytes). Deterministic in (run_id, document)."""
+    version's choice: older runs keep their bytes); ``photo_recipe``: likewise, which
+    :data:`~docfleet.render.capture.PHOTO_RECIPES` a photo uses. Deterministic in
+    (run_id, document)."""
     if condition == "clean":
         return Captured(pdf, size, [size] * pages)
     if condition == "scan":
@@ -105,7 +107,8 @@ def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, r
     from docfleet.render.capture import capture_pdf  # lazy: start-up (photo, fax, annotated)
 
     captured, geometry, page_params = capture_pdf(
-        pdf, condition, document_seed(run_id, document) ^ CAPTURE_SALT, language, targets())
+        pdf, condition, document_seed(run_id, document) ^ CAPTURE_SALT, language, targets(),
+        photo_recipe)
     return Captured(captured, geometry.sizes[0], geometry.sizes,
                     Carry(geometry.box, on_page(geometry.quad, geometry.sizes) if clamp
                           else geometry.quad), page_params)
