@@ -6,7 +6,6 @@ import contextlib
 import functools
 import hashlib
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -47,10 +46,10 @@ class FileBlobStore:
             raise ConfigError(f"invalid blob key {key!r}", "keys are relative paths")
         return self.root / key
 
-    def _real_root(self) -> Path:
-        real: Path | None = getattr(self, "_real", None)
+    def _real_root(self) -> str:
+        real: str | None = getattr(self, "_real", None)
         if real is None:
-            real = self._real = self.root.resolve()
+            real = self._real = os.path.realpath(self.root)
         return real
 
     def _inside(self, path: Path) -> None:
@@ -59,31 +58,50 @@ class FileBlobStore:
         land in the root, never through a link elsewhere. The root's own place is resolved
         once (a root swapped for a link later refuses every write: nothing lands outside
         where it led). Raises :class:`ConfigError`."""
-        root = self._real_root()
-        folder = path.parent
-        while not folder.exists() and folder != self.root and folder.parent != folder:
-            folder = folder.parent
-        real = folder.resolve()
-        if real != root and root not in real.parents:
-            rel = folder.relative_to(self.root) if folder.is_relative_to(self.root) else folder
+        root, top = self._real_root(), str(self.root)
+        folder = os.path.dirname(path)
+        while not os.path.exists(folder) and folder != top:
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                break
+            folder = parent
+        real = os.path.realpath(folder)
+        if real != root and not real.startswith(root.rstrip("/") + "/"):
+            rel = os.path.relpath(folder, top) if Path(folder).is_relative_to(top) else folder
             raise ConfigError(f"refusing to write {self.uri}/{path.relative_to(self.root)}: "
                               f"{self.uri}/{rel} is a link leading out of the output root "
                               f"(to {real})", "remove the link or point --out at its target")
 
     def _temp(self, path: Path, data: bytes, durable: bool = True) -> str:
+        """A new file beside ``path`` holding ``data`` (mode 0600, as ``mkstemp`` makes
+        it; flushed to stable storage when ``durable``): its name, unique across
+        processes and hosts sharing the folder. Folders are made as needed."""
         self._inside(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        for attempt in range(8):
+            tmp = f"{path.parent}/.{path.name}.{os.getpid()}{os.urandom(4).hex()}.tmp"
+            try:
+                fd = os.open(tmp, flags, 0o600)
+                break
+            except FileNotFoundError:  # its folder is not there yet (or just went)
+                if attempt == 7:
+                    raise
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except FileExistsError:  # another writer drew the same name: draw again
+                if attempt == 7:
+                    raise
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-                if durable:
-                    fh.flush()
-                    os.fsync(fh.fileno())
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
         except BaseException:  # a full or failing volume leaves no .tmp behind
+            os.close(fd)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
+        os.close(fd)
         return tmp
 
     def put(self, key: str, data: bytes, *, durable: bool = True) -> None:
