@@ -59,7 +59,7 @@ def _entry(e: Entry, locale: str) -> dict[str, Any]:
     names = [f"{e.key}_{part}" for part, _ in e.parts] if e.kind == "date" else [e.key]
     out: dict[str, Any] = {
         "key": e.key, "q": e.question, "label": " ".join(names), "kind": e.kind,
-        "cls": _cls(e), "box": e.box, "overflow": e.overflow, "field": None,
+        "cls": _cls(e), "box": e.box, "overflow": e.overflow, "drift": e.drift, "field": None,
         "struck": None, "parts": [], "lines": None, "writer": e.writer,
     }
     if not e.filled:

@@ -47,6 +47,8 @@ class Entry:
     overflow: bool  # the answer runs past its box
     struck: str | None  # a first attempt struck through before the answer
     box: int  # the drawn answer box's width, CSS px
+    #: content 2: its tilted line may cross the box's top or bottom edge (allowed)
+    drift: bool = False
 
     @property
     def filled(self) -> bool:

@@ -6,6 +6,7 @@ section by section every answer and box, and the look's seed last."""
 from __future__ import annotations
 
 import datetime as dt
+import math
 import random
 
 from docfleet.core.seeding import document_rng
@@ -42,6 +43,18 @@ FIRST_DAY = dt.date(2023, 1, 1)
 DAYS = 3 * 365
 #: lines a comment box holds
 COMMENT_LINES = 3
+#: content 2: a hand whose tilted, shifted line may reach further than this (px) above or
+#: below its middle may cross its answer box's edge, as real hands do: the box allows it
+DRIFT_PX = 1.5
+
+
+def drifts(writer: Writer, jitter: int, *texts: str) -> bool:
+    """Whether ``texts`` in ``writer``'s hand with jitter class ``jitter`` (a baseline
+    offset and a tilt about each span's middle) may reach more than :data:`DRIFT_PX`
+    above or below where an untilted line sits."""
+    dy, rot = writer.jitter[jitter]
+    wide = max(writer.max_width(t) for t in texts)
+    return abs(dy) + wide / 2 * math.sin(math.radians(abs(rot))) > DRIFT_PX
 
 
 def _case(rng: random.Random, language: str) -> tuple[bool, str]:
@@ -55,8 +68,9 @@ class _Filler:
     """Draws one form's answers in order (one per question, as the pages print them)."""
 
     def __init__(self, rng: random.Random, jur: Jurisdiction, layout: Layout,
-                 writers: tuple[Writer, ...], fill: str, answers: Answers) -> None:
-        self.rng, self.jur, self.layout = rng, jur, layout
+                 writers: tuple[Writer, ...], fill: str, answers: Answers,
+                 content: int = 1) -> None:
+        self.rng, self.jur, self.layout, self.content = rng, jur, layout, content
         self.writers, self.fill, self.answers = writers, fill, answers
         self.language = jur.language
         self.page_width = jur.page[0]
@@ -122,9 +136,12 @@ class _Filler:
         if empty:
             return Entry(self.number, section, key, question, kind, None, None, (), (),
                          writer.number, jitter, False, None, box)
+        # content 2: a tilted hand may cross its box's edge (content 1 refused the form)
+        drift = self.content >= 2 and kind == "text" and drifts(
+            writer, jitter, text, *((struck,) if struck else ()))
         return Entry(self.number, section, key, question, kind,
                      text if value is None else value, text, (), (),
-                     writer.number, jitter, overflow, struck, box)
+                     writer.number, jitter, overflow, struck, box, drift)
 
     def choice(self, section: str, group: str, radio: bool, section_writer: int,
                grid: str | None = None, question: str | None = None,
@@ -218,7 +235,7 @@ class FormSource:
         writers = draw_writers(rng, language, hands)
         signed = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
         answers = Answers(rng, fake, jur, signed)
-        filler = _Filler(rng, jur, layout, writers, fill, answers)
+        filler = _Filler(rng, jur, layout, writers, fill, answers, self.options.content)
         sections = []
         for key, blocks in KINDS[kind]:
             hand = rng.randint(1, hands)
