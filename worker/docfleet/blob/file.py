@@ -97,11 +97,11 @@ class FileBlobStore:
             if durable:
                 os.fsync(fd)
         except BaseException:  # a full or failing volume leaves no .tmp behind
-            os.close(fd)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
-        os.close(fd)
+        finally:
+            os.close(fd)
         return tmp
 
     def put(self, key: str, data: bytes, *, durable: bool = True) -> None:

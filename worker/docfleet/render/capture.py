@@ -163,6 +163,8 @@ def _empty_params() -> dict[str, Any]:
 #: draws and geometry for about half the CPU: a bilinear warp onto the background colour,
 #: light and tint in one multiply, one box-blur pass of the same variance
 PHOTO_RECIPES = (1, 2)
+#: the surfaces a photographed page lies on
+_BACKGROUNDS = ((92, 64, 45), (60, 62, 70), (140, 120, 98), (35, 60, 48), (170, 165, 158))
 
 
 def _photo(image: Image.Image, w: float, h: float, rng: random.Random, scale: float,
@@ -200,10 +202,11 @@ def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None 
     grad = Image.new("L" if tint is None else "RGB", (gw, gh))
     px = grad.load()
     assert px is not None
+    cos, sin = math.cos(direction), math.sin(direction)
     for j in range(gh):
         for i in range(gw):
             u, v = i / (gw - 1) - 0.5, j / (gh - 1) - 0.5
-            lin = 0.5 + (u * math.cos(direction) + v * math.sin(direction))
+            lin = 0.5 + (u * cos + v * sin)
             rad = 1 - 0.6 * (u * u + v * v) * 2
             level = 255 * (1 - lighting * (1 - lin * rad))
             if tint is None:
@@ -264,8 +267,6 @@ def _photo_light(image: Image.Image, size: tuple[int, int], coeffs: tuple[float,
     return photo, {"blur": blur, "noise": noise, "lighting": lighting,
                    "background": "#{:02x}{:02x}{:02x}".format(*bg_colour)}
 
-
-_BACKGROUNDS = ((92, 64, 45), (60, 62, 70), (140, 120, 98), (35, 60, 48), (170, 165, 158))
 
 
 # -- fax -----------------------------------------------------------------------------------

@@ -98,15 +98,20 @@ class DocumentSteps(Protocol):
 def ink_truth(steps: DocumentSteps, content: int) -> bool:
     """Whether content version ``content`` of the pack of ``steps`` writes ink truth and
     checks what a reader sees (from the steps' ``ink_content`` on; never without it)."""
-    first = getattr(steps, "ink_content", None)
-    return first is not None and content >= first
+    return _since(steps, "ink_content", content)
 
 
 def photo_recipe(steps: DocumentSteps, content: int) -> int:
     """The photo recipe content version ``content`` of the pack of ``steps`` captures
     with: 2 from the steps' ``photo_content`` on, else 1 (older runs keep their bytes)."""
-    first = getattr(steps, "photo_content", None)
-    return 2 if first is not None and content >= first else 1
+    return 2 if _since(steps, "photo_content", content) else 1
+
+
+def _since(steps: DocumentSteps, first: str, content: int) -> bool:
+    """Whether ``content`` is at or past the version the steps' optional ``first``
+    attribute names (never when the steps have none)."""
+    version = getattr(steps, first, None)
+    return version is not None and content >= version
 
 
 class TemplatedSession:
@@ -121,8 +126,9 @@ class TemplatedSession:
         self.templates = templates
         self.options = options
         self.source = steps.source(options)
-        self.ink = ink_truth(steps, getattr(options, "content", 1))
-        self.photo_recipe = photo_recipe(steps, getattr(options, "content", 1))
+        content = getattr(options, "content", 1)
+        self.ink = ink_truth(steps, content)
+        self.photo_recipe = photo_recipe(steps, content)
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
         self._chromium: Chromium | None = chromium
