@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import ctypes
 import math
-from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from docfleet.render.layout import Box, Layout, WordBox
 
@@ -32,12 +32,14 @@ MIN_CONTRAST = 24
 MIN_INK, MIN_INK_AREA = 2.0, 12.0
 #: slack (points) when a glyph's centre is matched to a word box
 _SLACK = 0.75
+#: height (points) of the bands a page's words are indexed by
+_BAND = 4.0
 
 
-@dataclass(frozen=True)
-class Glyph:
+class Glyph(NamedTuple):
     """One printed glyph: its text, typographic and ink boxes (points, top-left origin)
-    and the layout word it belongs to (an index into :attr:`Layout.words`)."""
+    and the layout word it belongs to (an index into :attr:`Layout.words`). A named
+    tuple: a page holds thousands, made in the hot path."""
 
     page: int
     word: int
@@ -60,11 +62,21 @@ class Ink:
 
 
 def _union(boxes: Iterable[Box]) -> Box | None:
-    x0 = y0 = float("inf")
-    x1 = y1 = float("-inf")
-    for b in boxes:
-        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
-    return None if x0 == float("inf") else (x0, y0, x1, y1)
+    """The smallest box holding ``boxes`` (None for none); on a tie the earlier box's
+    value is kept, as min/max keep it."""
+    it = iter(boxes)
+    for x0, y0, x1, y1 in it:
+        for a, b, c, d in it:
+            if a < x0:
+                x0 = a
+            if b < y0:
+                y0 = b
+            if c > x1:
+                x1 = c
+            if d > y1:
+                y1 = d
+        return (x0, y0, x1, y1)
+    return None
 
 
 def _page_glyphs(textpage: object, height: float) -> list[tuple[str, Box, Box]]:
@@ -73,40 +85,63 @@ def _page_glyphs(textpage: object, height: float) -> list[tuple[str, Box, Box]]:
     import pypdfium2.raw as raw
 
     tp = textpage
-    out = []
+    out: list[tuple[str, Box, Box]] = []
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     loose = raw.FS_RECTF()
     unicode, char_box, loose_box = (raw.FPDFText_GetUnicode, raw.FPDFText_GetCharBox,
                                     raw.FPDFText_GetLooseCharBox)
-    for i in range(raw.FPDFText_CountChars(tp)):
-        code = unicode(tp, i)  # pdfium's generated characters are spaces and breaks
-        if code in (0, 0xFFFE) or chr(code).isspace():
+    append = out.append
+    count = raw.FPDFText_CountChars(tp)
+    for i, code in enumerate(_codes(tp, count) or (unicode(tp, i) for i in range(count))):
+        if code == 0 or code == 0xFFFE:  # pdfium's generated characters: spaces, breaks
+            continue
+        text = chr(code)
+        if text.isspace():
             continue
         char_box(tp, i, left, right, bottom, top)
         loose_box(tp, i, loose)
-        ink = (round(left.value, 3), round(height - top.value, 3),
-               round(right.value, 3), round(height - bottom.value, 3))
-        typo = (round(loose.left, 3), round(height - loose.top, 3),
-                round(loose.right, 3), round(height - loose.bottom, 3))
-        out.append((chr(code), typo, ink))
+        append((text,
+                (round(loose.left, 3), round(height - loose.top, 3),
+                 round(loose.right, 3), round(height - loose.bottom, 3)),
+                (round(left.value, 3), round(height - top.value, 3),
+                 round(right.value, 3), round(height - bottom.value, 3))))
     return out
 
 
+def _codes(textpage: object, count: int) -> list[int] | None:
+    """The text page's characters in one call (``FPDFText_GetText``, UTF-16), or None
+    when that text does not map one code unit to one character (a surrogate pair)."""
+    import pypdfium2.raw as raw
+
+    if count <= 0:
+        return None
+    buffer = ctypes.create_string_buffer(2 * (count + 1))
+    got = raw.FPDFText_GetText(textpage, 0, count,
+                               ctypes.cast(buffer, ctypes.POINTER(ctypes.c_ushort)))
+    if got != count + 1:
+        return None
+    codes = memoryview(buffer.raw).cast("H")[:count].tolist()
+    if any(0xD800 <= c <= 0xDFFF for c in codes):
+        return None
+    return codes
+
+
 class _WordIndex:
-    """The words of one page by vertical position: which word holds a point."""
+    """The words of one page by band of height :data:`_BAND` points: which word holds a
+    point (within :data:`_SLACK`; nested boxes: the tightest, then the first by top)."""
 
     def __init__(self, words: list[tuple[int, WordBox]]) -> None:
-        self.words = sorted(words, key=lambda w: w[1].box[1])
-        self.tops = [w.box[1] for _, w in self.words]
-        self.tallest = max((w.box[3] - w.box[1] for _, w in self.words), default=0.0)
+        self.bands: dict[int, list[tuple[int, float, float, float, float]]] = {}
+        for index, w in sorted(words, key=lambda w: w[1].box[1]):
+            x0, y0, x1, y1 = w.box
+            entry = (index, x0, y0, x1, y1)
+            for band in range(math.floor((y0 - _SLACK) / _BAND),
+                              math.floor((y1 + _SLACK) / _BAND) + 1):
+                self.bands.setdefault(band, []).append(entry)
 
     def find(self, x: float, y: float) -> int | None:
-        lo = bisect_left(self.tops, y - self.tallest - _SLACK)
-        hi = bisect_right(self.tops, y + _SLACK)
         best, area = None, float("inf")
-        for k in range(lo, hi):
-            index, w = self.words[k]
-            x0, y0, x1, y1 = w.box
+        for index, x0, y0, x1, y1 in self.bands.get(math.floor(y / _BAND), ()):
             if x0 - _SLACK <= x <= x1 + _SLACK and y0 - _SLACK <= y <= y1 + _SLACK:
                 a = (x1 - x0) * (y1 - y0)
                 if a < area:  # nested boxes (never in practice): the tightest
@@ -134,31 +169,34 @@ def measure_ink(pdf: bytes, layout: Layout, visibility: bool = True) -> Ink:
     for k, w in enumerate(layout.words):
         by_page.setdefault(w.page, []).append((k, w))
     word_glyphs: list[list[Glyph]] = [[] for _ in layout.words]
+    word_ink: list[Box | None] = [None] * len(layout.words)
     faults: list[str] = []
     doc = pdfium.PdfDocument(pdf)
     try:
         for n in range(1, len(doc) + 1):
             page = doc[n - 1]
             try:
-                index = _WordIndex(by_page.get(n, []))
+                on_this = by_page.get(n, [])
+                index = _WordIndex(on_this)
                 tp = page.get_textpage()
                 try:
                     printed = _page_glyphs(tp.raw, page.get_height())
                 finally:
                     tp.close()
+                find = index.find
                 for text, typo, ink in printed:
-                    found = index.find(*_centre(typo))
+                    found = find((typo[0] + typo[2]) / 2, (typo[1] + typo[3]) / 2)
                     if found is not None:
                         word_glyphs[found].append(Glyph(n, found, text, typo, ink))
+                for k, _ in on_this:  # a word's glyphs are all on its page
+                    word_ink[k] = _union([g.ink for g in word_glyphs[k]])
                 if visibility:
-                    faults += _unseen(page, layout, word_glyphs, by_page.get(n, []))
+                    faults += _unseen(page, on_this, word_ink)
             finally:
                 page.close()
     finally:
         doc.close()
-    words = []
-    for w, glyphs in zip(layout.words, word_glyphs, strict=True):
-        words.append(_union(g.ink for g in glyphs) or w.box)
+    words = [ink or w.box for w, ink in zip(layout.words, word_ink, strict=True)]
     of_field: dict[tuple[int, str | None, int | None, int | None], list[int]] = {}
     of_label: dict[int | None, list[int]] = {}
     for k, w in enumerate(layout.words):
@@ -184,20 +222,34 @@ def measure_ink(pdf: bytes, layout: Layout, visibility: bool = True) -> Ink:
 
 def _ink_within(lines: tuple[Box, ...], words: list[int], word_glyphs: list[list[Glyph]]
                 ) -> Box | None:
-    """The ink of the glyphs of ``words`` whose centre lies in one of ``lines``."""
-    return _union(g.ink for k in words for g in word_glyphs[k]
-                  if _inside(_centre(g.box), lines))
+    """The ink of the glyphs of ``words`` whose centre lies in one of ``lines`` (within
+    :data:`_SLACK`)."""
+    slack = [(x0 - _SLACK, y0 - _SLACK, x1 + _SLACK, y1 + _SLACK) for x0, y0, x1, y1 in lines]
+    inked = []
+    for k in words:
+        for g in word_glyphs[k]:
+            box = g.box
+            x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+            for x0, y0, x1, y1 in slack:
+                if x0 <= x <= x1 and y0 <= y <= y1:
+                    inked.append(g.ink)
+                    break
+    return _union(inked)
 
 
-def _unseen(page: object, layout: Layout, word_glyphs: list[list[Glyph]],
-            words: list[tuple[int, WordBox]]) -> list[str]:
+def _unseen(page: object, words: list[tuple[int, WordBox]], word_ink: list[Box | None]
+            ) -> list[str]:
     """Faults for the words of ``page`` whose ink shows no contrast on its raster."""
+    import numpy
+
     scale = VISIBILITY_DPI / 72
     image = page.render(scale=scale, grayscale=True,  # type: ignore[attr-defined]
                         draw_annots=False).to_pil().convert("L")
+    pixels = numpy.asarray(image)
+    height, width = pixels.shape
     faults = []
     for k, w in words:
-        ink = _union(g.ink for g in word_glyphs[k])
+        ink = word_ink[k]
         if ink is None:
             faults.append(f"word {w.text!r}{_owner(w)} has no glyph in the PDF on page "
                           f"{w.page}")
@@ -208,7 +260,11 @@ def _unseen(page: object, layout: Layout, word_glyphs: list[list[Glyph]],
         x0, y0 = math.floor(ink[0] * scale), math.floor(ink[1] * scale)
         x1 = max(x0 + 1, math.ceil(ink[2] * scale))
         y1 = max(y0 + 1, math.ceil(ink[3] * scale))
-        lo, hi = image.crop((x0, y0, x1, y1)).getextrema()
+        if x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height:
+            area = pixels[y0:y1, x0:x1]
+            lo, hi = int(area.min()), int(area.max())
+        else:  # past the page's edge: PIL pads the crop with black
+            lo, hi = image.crop((x0, y0, x1, y1)).getextrema()
         if hi - lo < MIN_CONTRAST:
             faults.append(f"word {w.text!r}{_owner(w)} is not visible on page {w.page}")
     return faults
