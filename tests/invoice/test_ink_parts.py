@@ -1,10 +1,12 @@
 """The parts of the ink truth (render/ink.py) that its speed rests on, each against the
 plain rule it replaced: the banded word index finds what a scan of every word finds, the
 union keeps the earlier value on a tie, and the page's text read in one call equals the
-text read character by character (and gives way to it for a character beyond the BMP)."""
+text read character by character (and gives way to it for a character beyond the BMP),
+the boxes read by bare C calls and rounded as one array are the same floats."""
 
 from __future__ import annotations
 
+import ctypes
 import random
 
 import pypdfium2 as pdfium
@@ -67,17 +69,39 @@ def test_the_union_is_the_smallest_box_and_keeps_the_earlier_value_on_a_tie() ->
     assert tied is not None and str(tied[0]) == "0.0" and str(tied[1]) == "-0.0"
 
 
-def _glyphs(pdf: bytes, bulk: bool, monkeypatch: pytest.MonkeyPatch
+def _reference(textpage: object, height: float) -> list[tuple[str, ink.Box, ink.Box]]:
+    """The plain rule: each character asked for by itself through pypdfium2's bindings,
+    each edge ``round(v, 3)``."""
+    raw = pdfium.raw
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    loose = raw.FS_RECTF()
+    out = []
+    for i in range(raw.FPDFText_CountChars(textpage)):
+        code = raw.FPDFText_GetUnicode(textpage, i)
+        if code in (0, 0xFFFE) or chr(code).isspace():
+            continue
+        raw.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
+        raw.FPDFText_GetLooseCharBox(textpage, i, loose)
+        out.append((chr(code),
+                    (round(loose.left, 3), round(height - loose.top, 3),
+                     round(loose.right, 3), round(height - loose.bottom, 3)),
+                    (round(left.value, 3), round(height - top.value, 3),
+                     round(right.value, 3), round(height - bottom.value, 3))))
+    return out
+
+
+def _glyphs(pdf: bytes, how: str, monkeypatch: pytest.MonkeyPatch
             ) -> list[tuple[str, ink.Box, ink.Box]]:
     with monkeypatch.context() as m:
-        if not bulk:
+        if how == "by character":
             m.setattr(ink, "_codes", lambda textpage, count: None)
         doc = pdfium.PdfDocument(pdf)
         try:
             page = doc[0]
             tp = page.get_textpage()
             try:
-                return ink._page_glyphs(tp.raw, page.get_height())
+                read = _reference if how == "reference" else ink._page_glyphs
+                return read(tp.raw, page.get_height())
             finally:
                 tp.close()
                 page.close()
@@ -87,9 +111,11 @@ def _glyphs(pdf: bytes, bulk: bool, monkeypatch: pytest.MonkeyPatch
 
 @pytest.mark.parametrize("text", ["Total 1 234,50 € — Straße", "合計 ¥12,345 (税込)",
                                   "a 𠀋 b 𝐀 c"])  # noqa: RUF001 (beyond the BMP on purpose)
-def test_the_text_read_in_one_call_equals_the_text_read_by_character(
+def test_the_page_read_in_bulk_equals_the_page_read_by_character(
     chromium: Chromium, text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The text in one call (or by character past the BMP), the boxes by bare C calls
+    and the edges rounded as one array: the same glyphs, to the bit, as the plain rule."""
     html = ("<html><head><style>@page { size: 600px 400px; margin: 0 }"
             "html, body { margin: 0; padding: 0 } p { margin: 8px }"
             "div.page { width: 600px; height: 400px; position: relative; overflow: hidden }"
@@ -98,8 +124,10 @@ def test_the_text_read_in_one_call_equals_the_text_read_by_character(
             "</div></body></html>")
     printed = chromium.submit(html, 600, 400).result(timeout=120)
     assert printed.pdf is not None
-    bulk, single = (_glyphs(printed.pdf, flag, monkeypatch) for flag in (True, False))
-    assert bulk == single and len(bulk) >= 2 * len(text.replace(" ", "")) - 4
+    reference = _glyphs(printed.pdf, "reference", monkeypatch)
+    assert len(reference) >= 2 * len(text.replace(" ", "")) - 4
+    for how in ("bulk", "by character"):
+        assert repr(_glyphs(printed.pdf, how, monkeypatch)) == repr(reference), how
     doc = pdfium.PdfDocument(printed.pdf)
     try:
         tp = doc[0].get_textpage()
@@ -109,3 +137,17 @@ def test_the_text_read_in_one_call_equals_the_text_read_by_character(
         tp.close()
     finally:
         doc.close()
+
+
+def test_rounding_as_one_array_gives_round_s_floats() -> None:
+    """Halves (exact and within float error of one), signed zeros, tiny, huge and
+    non-finite values, and a page's worth of random coordinates."""
+    rng = random.Random(3)
+    values = [0.0625, -0.0625, 2.0005, 1.0015, 0.0005, -0.0004, -0.0, 0.0, 1e-12, -1e-12,
+              841.8899999999999, 595.2760009765625, 1e7 + 0.0005, 1e300, -1e300,
+              float("inf"), float("-inf"), float("nan")]
+    values += [k / 1000 + 0.0005 for k in range(-2000, 2000)]
+    values += [rng.uniform(-50, 900) for _ in range(20_000)]
+    values += [float(rng.randint(-900_000, 900_000)) / 1000 for _ in range(2_000)]
+    assert repr(ink._round3(values)) == repr([round(v, 3) for v in values])
+    assert ink._round3([]) == []
