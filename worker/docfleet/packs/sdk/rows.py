@@ -88,18 +88,22 @@ def word_rows(document: int, layout: Layout, carry: Carry = _CLEAN, ink: Ink | N
     """One row per printed word, numbered in reading order per page."""
     rows: list[dict[str, Any]] = []
     counters: dict[int, int] = {}
+    box_of, quad_of = carry.box, carry.quad
     for k, w in enumerate(layout.words):
-        number = counters.get(w.page, 0)
-        counters[w.page] = number + 1
-        rows.append({
-            "document": document, "page": w.page, "word": number, "text": w.text,
-            **_edges(carry.box(w.page, w.box)),
-            "field": w.field, "line": w.line, "occurrence": w.occurrence,
-            "text_line": w.text_line, "label_id": w.label,
-            "quad": carry.quad(w.page, w.box),
-        })
+        page = w.page
+        number = counters.get(page, 0)
+        counters[page] = number + 1
+        x0, y0, x1, y1 = box_of(page, w.box)
+        row = {"document": document, "page": page, "word": number, "text": w.text,
+               "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+               "field": w.field, "line": w.line, "occurrence": w.occurrence,
+               "text_line": w.text_line, "label_id": w.label,
+               "quad": quad_of(page, w.box)}
         if ink is not None:
-            rows[-1].update(_ink_edges(w.page, ink.words[k], carry, quad=True))
+            ink_box = ink.words[k]
+            row["ink_x0"], row["ink_y0"], row["ink_x1"], row["ink_y1"] = box_of(page, ink_box)
+            row["ink_quad"] = quad_of(page, ink_box)
+        rows.append(row)
     return rows
 
 
@@ -108,16 +112,18 @@ def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
     """One row per printed glyph (``ink.glyphs``, in reading order), numbered per page;
     ``words``: the document's ``words`` rows (a glyph names its word's number)."""
     rows: list[dict[str, Any]] = []
+    append = rows.append
     counters: dict[int, int] = {}
-    for g in ink.glyphs:
-        number = counters.get(g.page, 0)
-        counters[g.page] = number + 1
-        x0, y0, x1, y1 = carry.box(g.page, g.box)
-        rows.append({"document": document, "page": g.page, "char": number, "text": g.text,
-                     "word": words[g.word]["word"], "x0": x0, "y0": y0, "x1": x1, "y1": y1,
-                     **_ink_edges(g.page, g.ink, carry, quad=False),
-                     "quad": carry.quad(g.page, g.box),
-                     "ink_quad": carry.quad(g.page, g.ink)})
+    box_of, quad_of = carry.box, carry.quad
+    for page, word, text, box, ink_box in ink.glyphs:  # thousands a page: no helpers
+        number = counters.get(page, 0)
+        counters[page] = number + 1
+        x0, y0, x1, y1 = box_of(page, box)
+        i0, i1, i2, i3 = box_of(page, ink_box)
+        append({"document": document, "page": page, "char": number, "text": text,
+                "word": words[word]["word"], "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+                "ink_x0": i0, "ink_y0": i1, "ink_x1": i2, "ink_y1": i3,
+                "quad": quad_of(page, box), "ink_quad": quad_of(page, ink_box)})
     return rows
 
 
