@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pyarrow as pa
+import pyarrow.parquet
 import pytest
 
 from docfleet.core.errors import ConfigError
@@ -125,3 +126,32 @@ def test_shards_are_byte_deterministic_and_typed() -> None:
     assert read_shard(shard_bytes(schema, rows)).to_pylist() == rows
     with pytest.raises((pa.ArrowInvalid, pa.ArrowTypeError, TypeError)):
         shard_bytes(schema, [{"document": "x", "amount": 1.5}])
+
+
+
+def test_a_shard_is_the_rows_column_by_column() -> None:
+    """A missing key is null, a key not in the schema is ignored, nested values keep
+    their type, no rows is an empty shard with the schema; the bytes equal those of the
+    columns converted one by one (what shards held before the rows went in as structs)."""
+    schema = pa.schema([("document", pa.int64()), ("text", pa.string()),
+                        ("quad", pa.list_(pa.float64())),
+                        ("boxes", pa.list_(pa.struct([("x0", pa.float64())])))],
+                       metadata={b"table": b"t"})
+    rows = [{"document": 1, "text": "a", "quad": [1.0, 2.5], "boxes": [{"x0": 0.5}],
+             "extra": object()},
+            {"document": 2, "quad": None},
+            {"text": "ü", "boxes": []}]
+    shard = read_shard(shard_bytes(schema, rows))
+    assert shard.schema == schema
+    assert shard.to_pylist() == [
+        {"document": 1, "text": "a", "quad": [1.0, 2.5], "boxes": [{"x0": 0.5}]},
+        {"document": 2, "text": None, "quad": None, "boxes": None},
+        {"document": None, "text": "ü", "quad": None, "boxes": []}]
+    by_column = pa.Table.from_arrays(
+        [pa.array([r.get(n) for r in rows], type=schema.field(n).type) for n in schema.names],
+        schema=schema)
+    sink = pa.BufferOutputStream()
+    pa.parquet.write_table(by_column, sink, compression="zstd", use_dictionary=True,
+                           write_statistics=True, store_schema=True)
+    assert shard_bytes(schema, rows) == sink.getvalue().to_pybytes()
+    assert read_shard(shard_bytes(schema, [])).num_rows == 0
