@@ -2,7 +2,9 @@
 plain rule it replaced: the banded word index finds what a scan of every word finds, the
 union keeps the earlier value on a tie, and the page's text read in one call equals the
 text read character by character (and gives way to it for a character beyond the BMP),
-the boxes read by bare C calls and rounded as one array are the same floats."""
+the boxes read by bare C calls and rounded as one array are the same floats, and the
+layout's boxes converted to points as one array land where the box-by-box conversion put
+them."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 
 from docfleet.render import ink
 from docfleet.render.browser import Chromium
-from docfleet.render.layout import WordBox
+from docfleet.render.layout import PX_TO_PT, WordBox, parse_layout, round3
 
 
 def _word(box: tuple[float, float, float, float]) -> WordBox:
@@ -149,5 +151,55 @@ def test_rounding_as_one_array_gives_round_s_floats() -> None:
     values += [k / 1000 + 0.0005 for k in range(-2000, 2000)]
     values += [rng.uniform(-50, 900) for _ in range(20_000)]
     values += [float(rng.randint(-900_000, 900_000)) / 1000 for _ in range(2_000)]
-    assert repr(ink._round3(values)) == repr([round(v, 3) for v in values])
-    assert ink._round3([]) == []
+    assert repr(round3(values)) == repr([round(v, 3) for v in values])
+    assert round3([]) == []
+
+
+def test_scaled_rounding_gives_round_s_floats() -> None:
+    """What the layout's px -> pt conversion asks: ``round(v * 0.75, 3)``, for ints and
+    floats alike (the page's JSON holds both)."""
+    rng = random.Random(4)
+    values: list[float] = [rng.uniform(-20, 1200) for _ in range(20_000)]
+    values += [rng.randint(-50, 1200) for _ in range(500)]
+    values += [k / 750 + 1 / 1500 for k in range(-3000, 3000)]  # a half after the scaling
+    assert repr(round3(values, PX_TO_PT)) == repr([round(v * PX_TO_PT, 3) for v in values])
+
+
+def _box(rng: random.Random) -> list[float]:
+    x, y = rng.choice((rng.uniform(0, 800), float(rng.randint(0, 800)))), rng.uniform(0, 1100)
+    return [x, y, x + rng.uniform(0, 300), y + rng.choice((rng.uniform(0, 40), 16))]
+
+
+def test_the_layout_s_boxes_converted_at_once_are_those_converted_one_by_one() -> None:
+    """parse_layout converts every box of the page's result in one array; each lands
+    where the box-by-box conversion put it."""
+    rng = random.Random(5)
+
+    def pt(box: list[float]) -> tuple[float, ...]:
+        return tuple(round(v * PX_TO_PT, 3) for v in box)
+
+    raw = {"pages": 1, "faults": [], "hidden": [],
+           "fields": [{"field": f"f{k}", "line": None, "occ": 0, "text": "t", "page": 1,
+                       "box": _box(rng), "lines": [_box(rng) for _ in range(k % 3)]}
+                      for k in range(30)],
+           "labels": [{"id": k, "page": 1, "kind": "label", "name": "n", "scope": None,
+                       "text": "t", "box": _box(rng), "lines": [_box(rng)] * (k % 2 + 1),
+                       "links": []} for k in range(12)],
+           "words": [{"page": 1, "text": "w", "box": _box(rng), "field": None, "line": None,
+                      "occ": None} for _ in range(200)],
+           "lines": [{"page": 1, "number": k, "text": "l", "box": _box(rng), "first": 0,
+                      "count": 1} for k in range(40)],
+           "cells": [{"page": 1, "table": "items", "index": 0, "row": k, "column": 0,
+                      "span": 1, "header": False, "text": "c", "box": _box(rng),
+                      "field": None, "line": None} for k in range(25)]}
+    layout = parse_layout(raw)
+    assert [(f.box, f.lines) for f in layout.fields] == [
+        (pt(f["box"]), tuple(pt(b) for b in f["lines"])) for f in raw["fields"]]
+    assert [(lab.box, lab.lines) for lab in layout.labels] == [
+        (pt(lab["box"]), tuple(pt(b) for b in lab["lines"])) for lab in raw["labels"]]
+    for ours, theirs in (("words", layout.words), ("lines", layout.lines),
+                         ("cells", layout.cells)):
+        assert repr([x.box for x in theirs]) == repr([pt(x["box"]) for x in raw[ours]])
+    raw["words"][3]["box"] = [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="a box of 3 values"):
+        parse_layout(raw)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from docfleet.render.layout import Box, Layout, WordBox
+from docfleet.render.layout import Box, Layout, WordBox, round3
 
 #: resolution of the visibility raster: enough to see a 7 pt glyph, cheap to draw
 VISIBILITY_DPI = 72
@@ -107,7 +107,7 @@ def _page_glyphs(textpage: object, height: float) -> list[tuple[str, Box, Box]]:
         texts.append(text)
         edges += (loose.left, height - loose.top, loose.right, height - loose.bottom,
                   left.value, height - top.value, right.value, height - bottom.value)
-    r = _round3(edges)
+    r = round3(edges)
     return [(text, (r[k], r[k + 1], r[k + 2], r[k + 3]), (r[k + 4], r[k + 5], r[k + 6], r[k + 7]))
             for text, k in zip(texts, range(0, len(r), 8), strict=True)]
 
@@ -130,25 +130,6 @@ def _box_calls() -> tuple[Callable[..., int], Callable[..., int]]:
 
 
 _BOX_CALLS: tuple[Callable[..., int], Callable[..., int]] | None = None
-
-
-def _round3(values: list[float]) -> list[float]:
-    """``[round(v, 3) for v in values]``, the same floats, vectorised: ``rint(v * 1000) /
-    1000`` is the double nearest the correctly rounded decimal, as ``round`` gives,
-    wherever ``v * 1000`` lies clear of a half (its float error is far below 1e-6 for a
-    page's coordinates); ``round`` itself for the rest and for non-finite or huge values."""
-    import numpy
-
-    if not values:
-        return []
-    v = numpy.array(values, dtype=numpy.float64)
-    with numpy.errstate(invalid="ignore", over="ignore"):
-        scaled = v * 1000.0
-        out = (numpy.rint(scaled) / 1000.0).tolist()
-        doubt = ~(numpy.abs(v) < 1e6) | (numpy.abs(scaled - numpy.floor(scaled) - 0.5) < 1e-6)
-    for i in numpy.flatnonzero(doubt).tolist():
-        out[i] = round(values[i], 3)
-    return out
 
 
 def _codes(textpage: object, count: int) -> list[int] | None:

@@ -12,6 +12,7 @@ fail the document (:func:`docfleet.packs.sdk.session.ink_truth`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
@@ -392,30 +393,73 @@ class Layout:
     hidden: list[str] = dc_field(default_factory=list)
 
 
-def _pt(box: list[float]) -> Box:
-    x0, y0, x1, y1 = (round(v * PX_TO_PT, 3) for v in box)
-    return x0, y0, x1, y1
+def round3(values: Sequence[float], scale: float = 1.0) -> list[float]:
+    """``[round(v * scale, 3) for v in values]``, the same floats, vectorised: ``rint(w *
+    1000) / 1000`` is the double nearest the correctly rounded decimal of ``w``, as
+    ``round`` gives, wherever ``w * 1000`` lies clear of a half (its float error is far
+    below 1e-6 for a page's coordinates); ``round`` itself for the rest and for non-finite
+    or huge values."""
+    import numpy
+
+    if not len(values):
+        return []
+    v = numpy.array(values, dtype=numpy.float64)
+    if scale != 1.0:
+        v = v * scale
+    with numpy.errstate(invalid="ignore", over="ignore"):
+        scaled = v * 1000.0
+        out = (numpy.rint(scaled) / 1000.0).tolist()
+        doubt = ~(numpy.abs(v) < 1e6) | (numpy.abs(scaled - numpy.floor(scaled) - 0.5) < 1e-6)
+    for i in numpy.flatnonzero(doubt).tolist():
+        out[i] = round(float(v[i]), 3)
+    return out
+
+
+def _in_points(raw: dict[str, Any]) -> Callable[[], Box]:
+    """Every box of the script's result, in the order :func:`parse_layout` asks for them,
+    converted at once (``round(v * PX_TO_PT, 3)`` each): the next box per call."""
+    flat: list[float] = []
+
+    def want(box: list[float]) -> None:
+        if len(box) != 4:
+            raise ValueError(f"a box of {len(box)} values: {box!r}")
+        flat.extend(box)
+
+    for f in raw["fields"]:
+        want(f["box"])
+        for b in f.get("lines", ()):
+            want(b)
+    for lab in raw.get("labels", ()):
+        want(lab["box"])
+        for b in lab["lines"]:
+            want(b)
+    for group in ("words", "lines", "cells"):
+        for item in raw.get(group, ()):
+            want(item["box"])
+    points = round3(flat, PX_TO_PT)
+    return iter(zip(*[iter(points)] * 4, strict=True)).__next__
 
 
 def parse_layout(raw: dict[str, Any]) -> Layout:
     """Convert the script's result (CSS px, parsed from the page's JSON) to points."""
-    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(f["box"]),
-                       tuple(_pt(b) for b in f.get("lines", ())))
+    _pt = _in_points(raw)  # the boxes below, in this order
+    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(),
+                       tuple(_pt() for _ in f.get("lines", ())))
               for f in raw["fields"]]
     labels = []
     for lab in raw.get("labels", ()):
         labels.append(LabelBox(
             lab["id"], lab["page"], lab["kind"], lab["name"], lab["scope"], lab["text"],
-            _pt(lab["box"]), tuple(_pt(b) for b in lab["lines"]),
+            _pt(), tuple(_pt() for _ in lab["lines"]),
             tuple(Link(k["field"], k["line"], k["occ"]) for k in lab["links"])))
-    words = [WordBox(w["page"], w["text"], _pt(w["box"]), w["field"], w["line"], w["occ"],
+    words = [WordBox(w["page"], w["text"], _pt(), w["field"], w["line"], w["occ"],
                      w.get("label"),
                      w.get("tline", 0))
              for w in raw["words"]]
-    lines = [TextLine(t["page"], t["number"], t["text"], _pt(t["box"]), t["first"], t["count"])
+    lines = [TextLine(t["page"], t["number"], t["text"], _pt(), t["first"], t["count"])
              for t in raw.get("lines", ())]
     cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
-                     c["header"], c["text"], _pt(c["box"]), c["field"], c["line"])
+                     c["header"], c["text"], _pt(), c["field"], c["line"])
              for c in raw.get("cells", ())]
     return Layout(raw["pages"], fields, words, list(raw["faults"]), lines, labels, cells,
                   list(raw.get("hidden", ())))
