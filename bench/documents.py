@@ -14,6 +14,8 @@ clean-PDF row gets ``ratio_to_plain_floor``); prints tables and writes
     python bench/documents.py --small 20 --large 60 --chromium default,/usr/bin/chromium
     python bench/documents.py --modes '' --floor '' --plain-floor '' --packs '' \
         --ink 12 --out bench/results/documents-ink.json   # the ink truth's own stages
+    python bench/documents.py --modes pdf-clean --packs '' --tasks 1 --floor '' \
+        --by-process 20,120                       # and where a document's CPU goes
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
         --out bench/results/documents-base.json         # the same bench on other code
 
@@ -227,6 +229,70 @@ class ProcMeter:
 Meter = CgroupMeter | ProcMeter
 
 
+def process_kind(pid: int, root: int) -> str:
+    """What a process of a ``docfleet run`` tree is: the launcher (``root``), a task, the
+    Playwright driver (node) or a Chromium process by its ``--type`` (Chromium rewrites
+    its command line into one space-separated string: read it either way)."""
+    if pid == root:
+        return "launcher"
+    try:
+        comm = Path(f"/proc/{pid}/comm").read_text().strip()
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "gone"
+    if comm.startswith("node"):
+        return "playwright driver"
+    if "chrom" in comm or "chromium" in cmd.split(" ", 1)[0]:
+        kind = next((a[len("--type="):] for a in cmd.split() if a.startswith("--type=")),
+                    "browser")
+        return f"chromium {kind}"
+    return "task" if "python" in comm or "docfleet" in cmd else comm
+
+
+def _cpu_by_kind(docs: int) -> dict[str, float]:
+    """CPU seconds by kind of process of a one-task clean-invoice run of ``docs``."""
+    with tempfile.TemporaryDirectory(prefix="docfleet-bench-") as tmp:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
+        cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", "kinds", "--total",
+               str(docs), "--tasks", "1", "--state", f"sqlite:///{tmp}/state.db",
+               "--out", f"file://{tmp}/out", *MODES["pdf-clean"]]
+        proc = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        seen: dict[int, tuple[str, float]] = {}
+        done = threading.Event()
+
+        def poll() -> None:
+            while not done.is_set():
+                for pid, used in ProcMeter._tree(proc.pid).items():
+                    kind = seen[pid][0] if pid in seen else process_kind(pid, proc.pid)
+                    seen[pid] = (kind, used)
+                time.sleep(0.02)
+
+        poller = threading.Thread(target=poll, daemon=True)
+        poller.start()
+        _, stderr = proc.communicate()
+        done.set()
+        poller.join()
+        if proc.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{stderr[-3000:]}")
+    totals: dict[str, float] = {}
+    for kind, used in seen.values():
+        totals[kind] = totals.get(kind, 0.0) + used
+    return totals
+
+
+def by_process(small: int, large: int) -> dict[str, Any]:
+    """Where a clean invoice's CPU goes: the marginal CPU ms per document of each kind of
+    process (:func:`process_kind`) between a ``small`` and a ``large`` one-task run,
+    from ``/proc`` polled every 20 ms (each process's own user + system time, last seen)."""
+    cpu = {docs: _cpu_by_kind(docs) for docs in (small, large)}
+    kinds = sorted(set(cpu[small]) | set(cpu[large]))
+    per = {k: round((cpu[large].get(k, 0.0) - cpu[small].get(k, 0.0)) * 1000
+                    / (large - small), 1) for k in kinds}
+    return {"documents": [small, large], "cpu_ms_per_document": per,
+            "total_ms_per_document": round(sum(per.values()), 1)}
+
+
 def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None,
           pack: str = "invoice") -> dict[str, Any]:
     """CPU and wall time of a real ``docfleet run --pack PACK`` of ``docs`` documents."""
@@ -435,6 +501,9 @@ def main() -> None:
                         help="small,large print counts of the plain floor")
     parser.add_argument("--ink", type=int, default=0,
                         help="documents per pack to time the ink truth's stages on (0: not)")
+    parser.add_argument("--by-process", default="",
+                        help="small,large: a clean invoice's marginal CPU per document by "
+                             "kind of process (task, driver, Chromium renderer, ...)")
     parser.add_argument("--label", default="this checkout")
     parser.add_argument("--out", type=Path, default=RESULTS / "documents.json")
     args = parser.parse_args()
@@ -553,6 +622,18 @@ def main() -> None:
               [[name, str(r["pages"]), str(r["chars_per_page"]),
                 f"{r['glyph_boxes_ms_per_page']}", f"{r['visibility_ms_per_page']}",
                 f"{r['rows_ms_per_page']}"] for name, r in report["ink"].items()])
+    if args.by_process:
+        lo, hi = (int(n) for n in args.by_process.split(","))
+        report["by_process"] = kinds = by_process(lo, hi)
+        table(console, f"clean invoice ({args.label}): marginal CPU ms per document by "
+              "process (/proc, 20 ms polls)", ["process", "ms/doc"],
+              [[k, f"{v}"] for k, v in sorted(kinds["cpu_ms_per_document"].items(),
+                                              key=lambda kv: -kv[1])]
+              + [["all", f"{kinds['total_ms_per_document']}"]])
+        if plain and plain["ms_per_page"] > 0:
+            kinds["ratio_to_plain_floor"] = {
+                k: round(v / plain["ms_per_page"], 2)
+                for k, v in kinds["cpu_ms_per_document"].items()}
     report["machine"]["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
