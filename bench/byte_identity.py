@@ -28,7 +28,9 @@ import tempfile
 import time
 from pathlib import Path
 
-PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
+PACKS = ("invoice", "receipt", "purchase_order", "bank_statement", "form")
+#: the packs with a ``lines`` option (the form takes every shared option but that one)
+LINES = ("invoice", "receipt", "purchase_order", "bank_statement")
 CONDITIONS = "clean,scan,photo,fax,annotated"
 
 
@@ -42,8 +44,8 @@ def cases() -> dict[str, tuple[str, int, int, list[str]]]:
         # the pack's default mixes, drawn; units of 7 straddle the print blocks of 8
         out[f"{pack}-drawn"] = (pack, 24, 7, [])
         out[f"{pack}-html"] = (pack, 12, 6, ["format=html"])
-        # long documents: several pages (a receipt: one tall page)
-        out[f"{pack}-long"] = (pack, 6, 3, ["lines=25-40", "conditions=clean,scan"])
+        if pack in LINES:  # long documents: several pages (a receipt: one tall page)
+            out[f"{pack}-long"] = (pack, 6, 3, ["lines=25-40", "conditions=clean,scan"])
     out["invoice-splits"] = ("invoice", 12, 6, ["format=html", "split_by=template"])
     return out
 

@@ -9,13 +9,18 @@ them."""
 from __future__ import annotations
 
 import ctypes
+import pickle
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pytest
 
 from docfleet.render import ink
 from docfleet.render.browser import Chromium
+from docfleet.render.ink import measure_ink
 from docfleet.render.layout import PX_TO_PT, WordBox, parse_layout, round3
 
 
@@ -203,3 +208,45 @@ def test_the_layout_s_boxes_converted_at_once_are_those_converted_one_by_one() -
     raw["words"][3]["box"] = [1.0, 2.0, 3.0]
     with pytest.raises(ValueError, match="a box of 3 values"):
         parse_layout(raw)
+
+
+_WITHOUT_NUMPY = r"""
+import importlib.abc, pickle, sys
+
+class NoNumpy(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "numpy" or name.startswith("numpy."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+sys.meta_path.insert(0, NoNumpy())
+from docfleet.render.ink import measure_ink
+from docfleet.render.layout import parse_layout, round3
+pdf, layout, raw, values = pickle.load(open(sys.argv[1], "rb"))
+ink = measure_ink(pdf, layout)
+print(repr((ink, parse_layout(raw), round3(values, 0.75))))
+assert "numpy" not in sys.modules
+"""
+
+
+def test_the_ink_and_layout_need_no_numpy(chromium: Chromium, tmp_path: Path) -> None:
+    """The generation image has pyarrow and Pillow, not numpy: the ink truth, the layout's
+    conversion and the rounding run, with the same values, where numpy cannot load."""
+    html = ("<html><head><style>@page { size: 600px 400px; margin: 0 }"
+            "html, body { margin: 0; padding: 0 } p { margin: 8px }"
+            "div.page { width: 600px; height: 400px; position: relative; overflow: hidden }"
+            "</style></head><body><div class='page' style='font-size:14pt'>"
+            "<p><span data-field='total'>Total 1 234,50 €</span></p></div></body></html>")
+    printed = chromium.submit(html, 600, 400).result(timeout=120)
+    assert printed.pdf is not None and printed.layout.words
+    raw = {"pages": 1, "faults": [], "fields": [], "words": [
+        {"page": 1, "text": "w", "box": [1, 2.5, 30.25, 14], "field": None, "line": None,
+         "occ": None}]}
+    values = [0.1, 2.0005, 612.0, -0.0004]
+    data = tmp_path / "case.pickle"
+    data.write_bytes(pickle.dumps((printed.pdf, printed.layout, raw, values)))
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_NUMPY, str(data)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    here = (measure_ink(printed.pdf, printed.layout), parse_layout(raw),
+            round3(values, PX_TO_PT))
+    assert done.stdout.strip() == repr(here)
