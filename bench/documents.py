@@ -44,6 +44,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -207,14 +208,20 @@ class ProcMeter:
             todo.extend(p for p, parent in parents.items() if parent == pid)
         return out
 
-    def run(self, cmd: list[str], **kw: Any) -> tuple[subprocess.CompletedProcess[str], float]:
+    def run(self, cmd: list[str], each: Callable[[int, dict[int, float]], None] | None = None,
+            **kw: Any) -> tuple[subprocess.CompletedProcess[str], float]:
+        """Run ``cmd`` (``Popen`` keywords) to its end: its result and CPU seconds;
+        ``each(root, tree)``: called with every poll's CPU seconds by pid."""
         seen: dict[int, float] = {}
         proc = subprocess.Popen(cmd, **kw)
         done = threading.Event()
 
         def poll() -> None:
             while not done.is_set():
-                seen.update(self._tree(proc.pid))
+                tree = self._tree(proc.pid)
+                seen.update(tree)
+                if each is not None:
+                    each(proc.pid, tree)
                 time.sleep(0.02)
 
         poller = threading.Thread(target=poll, daemon=True)
@@ -256,25 +263,17 @@ def _cpu_by_kind(docs: int) -> dict[str, float]:
         cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", "kinds", "--total",
                str(docs), "--tasks", "1", "--state", f"sqlite:///{tmp}/state.db",
                "--out", f"file://{tmp}/out", *MODES["pdf-clean"]]
-        proc = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, text=True)
         seen: dict[int, tuple[str, float]] = {}
-        done = threading.Event()
 
-        def poll() -> None:
-            while not done.is_set():
-                for pid, used in ProcMeter._tree(proc.pid).items():
-                    kind = seen[pid][0] if pid in seen else process_kind(pid, proc.pid)
-                    seen[pid] = (kind, used)
-                time.sleep(0.02)
+        def record(root: int, tree: dict[int, float]) -> None:
+            for pid, used in tree.items():
+                seen[pid] = (seen[pid][0] if pid in seen else process_kind(pid, root), used)
 
-        poller = threading.Thread(target=poll, daemon=True)
-        poller.start()
-        _, stderr = proc.communicate()
-        done.set()
-        poller.join()
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{stderr[-3000:]}")
+        result, _ = ProcMeter().run(cmd, each=record, env=env, cwd=tmp,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
     totals: dict[str, float] = {}
     for kind, used in seen.values():
         totals[kind] = totals.get(kind, 0.0) + used
