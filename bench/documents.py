@@ -213,6 +213,8 @@ class ProcMeter:
         """Run ``cmd`` (``Popen`` keywords) to its end: its result and CPU seconds;
         ``each(root, tree)``: called with every poll's CPU seconds by pid."""
         seen: dict[int, float] = {}
+        if kw.pop("capture_output", False):  # subprocess.run's keyword, not Popen's
+            kw |= {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
         proc = subprocess.Popen(cmd, **kw)
         done = threading.Event()
 
