@@ -173,16 +173,6 @@ class _WordIndex:
         return best
 
 
-def _inside(point: tuple[float, float], boxes: Iterable[Box]) -> bool:
-    x, y = point
-    return any(b[0] - _SLACK <= x <= b[2] + _SLACK and b[1] - _SLACK <= y <= b[3] + _SLACK
-               for b in boxes)
-
-
-def _centre(b: Box) -> tuple[float, float]:
-    return (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-
-
 def measure_ink(pdf: bytes, layout: Layout, visibility: bool = True) -> Ink:
     """The ink of ``layout`` (measured on the page Chromium laid out) in ``pdf`` (what it
     printed, clean). ``visibility``: also render each page and report the words a reader

@@ -427,51 +427,49 @@ def _floats(a: Any) -> list[float]:
     return floats
 
 
-def _in_points(raw: dict[str, Any]) -> Callable[[], Box]:
-    """Every box of the script's result, in the order :func:`parse_layout` asks for them,
-    converted at once (``round(v * PX_TO_PT, 3)`` each): the next box per call."""
+def _in_points(raw: dict[str, Any]) -> Callable[[list[float]], Box]:
+    """Every box of the script's result converted at once (``round(v * PX_TO_PT, 3)``
+    each): the converted box of one of them (raises ``ValueError`` for a box of other than
+    4 values, ``KeyError`` for a list that is not one of the result's boxes)."""
+    boxes: list[list[float]] = []
+    for f in raw["fields"]:
+        boxes += [f["box"], *f.get("lines", ())]
+    for lab in raw.get("labels", ()):
+        boxes += [lab["box"], *lab["lines"]]
+    for group in ("words", "lines", "cells"):
+        boxes += [item["box"] for item in raw.get(group, ())]
     flat: list[float] = []
-
-    def want(box: list[float]) -> None:
+    for box in boxes:
         if len(box) != 4:
             raise ValueError(f"a box of {len(box)} values: {box!r}")
-        flat.extend(box)
-
-    for f in raw["fields"]:
-        want(f["box"])
-        for b in f.get("lines", ()):
-            want(b)
-    for lab in raw.get("labels", ()):
-        want(lab["box"])
-        for b in lab["lines"]:
-            want(b)
-    for group in ("words", "lines", "cells"):
-        for item in raw.get(group, ()):
-            want(item["box"])
+        flat += box
     points = round3(flat, PX_TO_PT)
-    return iter(zip(*[iter(points)] * 4, strict=True)).__next__
+    converted: dict[int, Box] = {
+        id(box): (points[k], points[k + 1], points[k + 2], points[k + 3])
+        for box, k in zip(boxes, range(0, len(points), 4), strict=True)}
+    return lambda box: converted[id(box)]
 
 
 def parse_layout(raw: dict[str, Any]) -> Layout:
     """Convert the script's result (CSS px, parsed from the page's JSON) to points."""
-    _pt = _in_points(raw)  # the boxes below, in this order
-    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(),
-                       tuple(_pt() for _ in f.get("lines", ())))
+    _pt = _in_points(raw)
+    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(f["box"]),
+                       tuple(_pt(b) for b in f.get("lines", ())))
               for f in raw["fields"]]
     labels = []
     for lab in raw.get("labels", ()):
         labels.append(LabelBox(
             lab["id"], lab["page"], lab["kind"], lab["name"], lab["scope"], lab["text"],
-            _pt(), tuple(_pt() for _ in lab["lines"]),
+            _pt(lab["box"]), tuple(_pt(b) for b in lab["lines"]),
             tuple(Link(k["field"], k["line"], k["occ"]) for k in lab["links"])))
-    words = [WordBox(w["page"], w["text"], _pt(), w["field"], w["line"], w["occ"],
+    words = [WordBox(w["page"], w["text"], _pt(w["box"]), w["field"], w["line"], w["occ"],
                      w.get("label"),
                      w.get("tline", 0))
              for w in raw["words"]]
-    lines = [TextLine(t["page"], t["number"], t["text"], _pt(), t["first"], t["count"])
+    lines = [TextLine(t["page"], t["number"], t["text"], _pt(t["box"]), t["first"], t["count"])
              for t in raw.get("lines", ())]
     cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
-                     c["header"], c["text"], _pt(), c["field"], c["line"])
+                     c["header"], c["text"], _pt(c["box"]), c["field"], c["line"])
              for c in raw.get("cells", ())]
     return Layout(raw["pages"], fields, words, list(raw["faults"]), lines, labels, cells,
                   list(raw.get("hidden", ())))
