@@ -23,6 +23,7 @@ from docfleet.core.seeding import document_seed
 from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
+from docfleet.packs.invoice.context import SELLER_WRAP_CHARS
 from docfleet.packs.invoice.labels import LABELS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
@@ -340,3 +341,19 @@ def test_a_page_recycled_after_its_documents_prints_the_same_bytes(chromium: Chr
         plain.close()
     assert len(once) == 12
     assert once == again == never
+
+
+def test_a_long_seller_name_wraps_in_the_classic_head(chromium: Chromium) -> None:
+    """Content 4: a 44-character German seller name beside the classic head's meta block
+    ("Ausstellungsdatum") wraps inside the page; it pushed the head 21 px past the page,
+    and every attempt at its unit failed. A name of up to SELLER_WRAP_CHARS prints as
+    before (the same bytes: no wrap rule in its page)."""
+    (doc,) = render(chromium, "pw200", range(17, 18), conditions="clean", content="4")
+    invoice = doc.rows["invoices"][0]
+    assert (invoice["archetype"], invoice["locale"]) == ("classic", "de-DE")
+    (name,) = [r for r in doc.rows["fields"] if r["field"] == "seller_name"]
+    assert len(name["text"]) > SELLER_WRAP_CHARS
+    assert len(name["line_boxes"]) == 2
+    assert name["x1"] < invoice["page_width"] - 40
+    assert glyphs(text_in_boxes(pdf_of(doc), [name])[0], "de-DE") == glyphs(name["text"],
+                                                                                 "de-DE")
