@@ -18,6 +18,7 @@ from docfleet.core.identity import TaskIdentity, task_identity
 from docfleet.core.models import RunSpec
 from docfleet.core.settings import Settings
 from docfleet.kernel.admission import admit_out, check_ready, resolve_spec
+from docfleet.kernel.heap import tune_collector
 from docfleet.kernel.worker import Worker
 from docfleet.packs import load_pack
 from docfleet.state import StateStore, open_state_store
@@ -63,6 +64,7 @@ def work(settings: Settings) -> int:
     blob = open_blob_store(settings.out)
     spec = resolve_spec(settings, store, identity.count, log)
     check_ready(spec, store, settings)  # a setup error found here never plans the run
+    tune_collector()  # this process is the task: what start-up made is never garbage
     code = run_task(settings, spec, store, blob, log, identity)
     store.close()
     return code
