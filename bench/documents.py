@@ -16,6 +16,8 @@ clean-PDF row gets ``ratio_to_plain_floor``); prints tables and writes
         --ink 12 --out bench/results/documents-ink.json   # the ink truth's own stages
     python bench/documents.py --modes pdf-clean --packs '' --tasks 1 --floor '' \
         --by-process 20,120                       # and where a document's CPU goes
+    python bench/documents.py --modes '' --packs '' --floor '' --floor-flags \
+        '--disable-threaded-compositing --disable-threaded-animation'  # the floor with them
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
         --out bench/results/documents-base.json         # the same bench on other code
 
@@ -102,6 +104,7 @@ import asyncio, sys
 from playwright.async_api import async_playwright
 
 exe, prints = sys.argv[1], int(sys.argv[2])
+flags = sys.argv[3].split() if len(sys.argv) > 3 else []
 html = ("<!doctype html><html><head><meta charset='utf-8'></head><body><h1>Floor</h1>"
         + "".join(f"<p>Short paragraph number {i} of the floor page.</p>" for i in range(30))
         + "</body></html>")
@@ -109,7 +112,7 @@ html = ("<!doctype html><html><head><meta charset='utf-8'></head><body><h1>Floor
 async def main():
     pw = await async_playwright().start()
     browser = await pw.chromium.launch(executable_path=exe, headless=True,
-                                       args=["--no-sandbox", "--disable-gpu"])
+                                       args=["--no-sandbox", "--disable-gpu", *flags])
     page = await browser.new_page()
     for _ in range(prints):
         await page.set_content(html, wait_until="load")
@@ -368,22 +371,23 @@ def floor(meter: Meter, executable: str, small: int, large: int, batch: int
             "ms_per_document": round(per * 1000, 1)}
 
 
-def plain_floor(meter: Meter, executable: str, small: int = 40, large: int = 200
-                ) -> dict[str, Any]:
+def plain_floor(meter: Meter, executable: str, small: int = 40, large: int = 200,
+                flags: str = "") -> dict[str, Any]:
     """Issue 32's floor: marginal CPU of one more ``set_content`` + ``page.pdf`` of a
-    one-page HTML (a heading, 30 short paragraphs) on one reused page, per print."""
+    one-page HTML (a heading, 30 short paragraphs) on one reused page, per print; with
+    ``flags`` (space-separated) added to the bare ``--no-sandbox --disable-gpu``."""
     cpu = {}
     version = ""
     for prints in (small, large):
         result, cpu[prints] = meter.run(
-            [sys.executable, "-c", PLAIN_FLOOR_SCRIPT, executable, str(prints)],
+            [sys.executable, "-c", PLAIN_FLOOR_SCRIPT, executable, str(prints), flags],
             capture_output=True, text=True)
         if result.returncode != 0:
             raise SystemExit(f"plain floor on {executable} failed:\n{result.stderr[-3000:]}")
         version = result.stdout.strip()
     per = (cpu[large] - cpu[small]) / (large - small)
     return {"executable": executable, "prints": [small, large], "version": version,
-            "ms_per_page": round(per * 1000, 1)}
+            "flags": flags, "ms_per_page": round(per * 1000, 1)}
 
 
 #: the ink truth's stages, in process (argv: packs, documents per pack): per pack, CPU ms
@@ -500,6 +504,9 @@ def main() -> None:
                              "paragraphs HTML, marginal over --plain-prints ('' to skip)")
     parser.add_argument("--plain-prints", default="40,200",
                         help="small,large print counts of the plain floor")
+    parser.add_argument("--floor-flags", default="",
+                        help="Chromium flags added to the plain floor's bare ones (e.g. the "
+                             "renderer's own, to see what they save the floor)")
     parser.add_argument("--ink", type=int, default=0,
                         help="documents per pack to time the ink truth's stages on (0: not)")
     parser.add_argument("--by-process", default="",
@@ -529,7 +536,7 @@ def main() -> None:
     plain = None
     if args.plain_floor and Path(args.plain_floor).exists():
         lo, hi = (int(n) for n in args.plain_prints.split(","))
-        plain = plain_floor(meter, args.plain_floor, lo, hi)
+        plain = plain_floor(meter, args.plain_floor, lo, hi, args.floor_flags)
         console.print(f"plain floor ({plain['executable']}): {plain['ms_per_page']} ms/page")
     elif args.plain_floor:
         console.print(f"plain floor: {args.plain_floor} is missing, skipped")
