@@ -14,7 +14,7 @@ from docfleet.kernel.heap import YOUNG_THRESHOLD, tune_collector
 before = gc.get_threshold()
 tune_collector()
 frozen = gc.get_freeze_count()
-tune_collector()  # idempotent: the same thresholds, nothing new to freeze but itself
+tune_collector()  # idempotent: the same thresholds, what was frozen stays frozen
 assert gc.get_threshold() == (YOUNG_THRESHOLD, *before[1:]), gc.get_threshold()
 assert frozen > 1000 and gc.get_freeze_count() >= frozen
 
