@@ -23,7 +23,6 @@ from docfleet.core.seeding import document_seed
 from docfleet.core.settings import load_settings
 from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
-from docfleet.packs.invoice.context import SELLER_WRAP_CHARS
 from docfleet.packs.invoice.labels import LABELS
 from docfleet.packs.invoice.options import ARCHETYPES, parse_options
 from docfleet.packs.invoice.pack import InvoiceSession
@@ -343,17 +342,43 @@ def test_a_page_recycled_after_its_documents_prints_the_same_bytes(chromium: Chr
     assert once == again == never
 
 
-def test_a_long_seller_name_wraps_in_the_classic_head(chromium: Chromium) -> None:
-    """Content 4: a 44-character German seller name beside the classic head's meta block
-    ("Ausstellungsdatum") wraps inside the page; it pushed the head 21 px past the page,
-    and every attempt at its unit failed. A name of up to SELLER_WRAP_CHARS prints as
-    before (the same bytes: no wrap rule in its page)."""
-    (doc,) = render(chromium, "pw200", range(17, 18), conditions="clean", content="4")
+def test_a_document_that_lays_out_wrong_prints_again_with_its_values_free_to_wrap(
+    chromium: Chromium,
+) -> None:
+    """Run pw200's document 17: a 44-character German seller name beside the classic
+    head's meta block ("Ausstellungsdatum") pushed the head 21 px past the page, and every
+    attempt at its unit failed. Printed again alone with RELAXED_CSS, the name wraps
+    inside the page, its box holds its text, and the same document prints the same
+    bytes again."""
+    docs = [render(chromium, "pw200", range(17, 18), conditions="clean", content="4")[0]
+            for _ in range(2)]
+    doc = docs[0]
     invoice = doc.rows["invoices"][0]
     assert (invoice["archetype"], invoice["locale"]) == ("classic", "de-DE")
     (name,) = [r for r in doc.rows["fields"] if r["field"] == "seller_name"]
-    assert len(name["text"]) > SELLER_WRAP_CHARS
-    assert len(name["line_boxes"]) == 2
-    assert name["x1"] < invoice["page_width"] - 40
+    assert len(name["line_boxes"]) >= 2
+    assert all(r["x1"] <= invoice["page_width"] - 36 for r in doc.rows["fields"])
     assert glyphs(text_in_boxes(pdf_of(doc), [name])[0], "de-DE") == glyphs(name["text"],
                                                                                  "de-DE")
+    assert pdf_of(docs[1]) == pdf_of(doc) and docs[1].rows == doc.rows
+
+
+def test_the_longest_party_names_print_inside_every_archetype(
+    chromium: Chromium, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The longest company name the generator makes (a 14-letter German surname, a trade
+    word, "UG (haftungsbeschränkt)": 47 characters) as every seller and buyer: every
+    archetype prints it inside the page (classic and boxed print some of them again
+    relaxed)."""
+    import docfleet.packs.sdk.identifiers as identifiers
+
+    longest = "Hölzenbecherer Vertrieb UG (haftungsbeschränkt)"
+    monkeypatch.setattr(identifiers, "company_name", lambda rng, surname, locale: longest)
+    for archetype in ARCHETYPES:
+        docs = render(chromium, f"longest-names-{archetype}", range(6), conditions="clean",
+                      archetypes=archetype, locales="de-DE", content="4")
+        printed = [r for d in docs for r in d.rows["fields"] if r["text"] == longest]
+        assert len(docs) == 6 and printed, archetype
+        for doc in docs:
+            width = doc.rows["invoices"][0]["page_width"]
+            assert all(r["x1"] <= width for r in doc.rows["fields"]), archetype

@@ -21,11 +21,6 @@ from docfleet.packs.sdk.variation import date_style, money_style, vary_words
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
-#: from content 4, a seller name longer than this may wrap where a template sets it on
-#: one line beside the title and meta block (classic: a 44-character German name beside
-#: "Ausstellungsdatum" pushed the head past the page); shorter names print as before
-SELLER_WRAP_CHARS = 30
-
 
 @dataclass(frozen=True)
 class InvoicePage(Page):
@@ -165,8 +160,6 @@ def build_context(invoice: Invoice) -> dict[str, Any]:
         if invoice.po_number else None,
         "pages": pages,
         "content": invoice.content,
-        # content 4: a long seller name may wrap in a head that sets it beside the title
-        "seller_wraps": invoice.content >= 4 and len(invoice.seller.name) > SELLER_WRAP_CHARS,
         "show_line_tax": len(invoice.taxes) > 1,
         "subtotal": money_field(jur, "subtotal", invoice.subtotal),
         "discount_total": money_field(jur, "discount_total", invoice.discount_total)

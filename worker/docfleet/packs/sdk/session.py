@@ -20,9 +20,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from docfleet.packs.base import DocumentSource, RenderedDocument
 from docfleet.packs.sdk.capture import Captured, capture, markable_boxes
 from docfleet.packs.sdk.locales import JURISDICTIONS
-from docfleet.packs.sdk.printing import Pending, Prepared, media_box, print_in_blocks
+from docfleet.packs.sdk.printing import (
+    RESULT_TIMEOUT,
+    Pending,
+    Prepared,
+    media_box,
+    print_in_blocks,
+)
 from docfleet.packs.sdk.rows import html_rows, layout_rows, line_pages
-from docfleet.render.browser import Chromium, RenderError
+from docfleet.render.browser import Chromium, Printed, RenderError
 from docfleet.render.html import Templates
 from docfleet.render.ink import measure_ink
 from docfleet.render.layout import Layout
@@ -185,8 +191,11 @@ class TemplatedSession:
         result = item.result()
         layout = result.layout
         faults = layout.faults + (layout.hidden if self.ink else [])
-        if faults:
-            raise _fault(record, faults)
+        if faults:  # once more, alone, every printed value free to wrap (see relaxed)
+            result = self._print_relaxed(doc)
+            layout = result.layout
+            if layout.faults + (layout.hidden if self.ink else []):
+                raise _fault(record, faults)
         assert result.pdf is not None
         pdf = normalise_pdf(result.pdf, record.issue_date)
         check_pdf(pdf)
@@ -209,10 +218,29 @@ class TemplatedSession:
         return RenderedDocument(index=record.document, files={record.file: captured.pdf},
                                 rows=rows)
 
+    def _print_relaxed(self, doc: Prepared) -> Printed:
+        """``doc`` printed alone with :data:`RELAXED_CSS`: a value too long for the box
+        its template gives it (a 47-character company name beside a long-labelled meta
+        block) wraps at that box's edge instead of pushing it past the page. Only a
+        document whose layout faults is printed so (its first print is not kept), so a
+        document that prints as its template sets it keeps its bytes; the same document
+        always takes the same path. :class:`RenderError` if it does not print."""
+        html = doc.html.replace("</head>", RELAXED_CSS + "</head>", 1)
+        width, height = self.page_size(doc.record)
+        return self.chromium.submit(html, width, height).result(timeout=RESULT_TIMEOUT)
+
     def close(self) -> None:
         if self._chromium is not None and self._owns_chromium:
             self._chromium.close()
         self._chromium = None
+
+
+#: what a document whose layout faults is printed again with: every printed value (the
+#: ``F`` helper's spans) may break at its spaces, and where a value has no space left to
+#: break at, anywhere (its text, spaces and line breaks are kept: the golden truth is the
+#: same; its boxes are measured as always)
+RELAXED_CSS = ("<style>[data-field] { white-space: pre-wrap !important; "
+               "overflow-wrap: anywhere; }</style>")
 
 
 def _fault(record: Any, faults: list[str]) -> RenderError:
