@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -343,15 +344,19 @@ def test_a_page_recycled_after_its_documents_prints_the_same_bytes(chromium: Chr
 
 
 def test_a_document_that_lays_out_wrong_prints_again_with_its_values_free_to_wrap(
-    chromium: Chromium,
+    chromium: Chromium, caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Run pw200's document 17: a 44-character German seller name beside the classic
     head's meta block ("Ausstellungsdatum") pushed the head 21 px past the page, and every
     attempt at its unit failed. Printed again alone with RELAXED_CSS, the name wraps
     inside the page, its box holds its text, and the same document prints the same
-    bytes again."""
-    docs = [render(chromium, "pw200", range(17, 18), conditions="clean", content="4")[0]
-            for _ in range(2)]
+    bytes again; one log line names it and what its first print got wrong."""
+    with caplog.at_level(logging.INFO, logger="docfleet.pack"):
+        docs = [render(chromium, "pw200", range(17, 18), conditions="clean",
+                       content="4")[0] for _ in range(2)]
+    relaxed = [r for r in caplog.records if getattr(r, "event", "") == "document.relaxed"]
+    assert [getattr(r, "document", None) for r in relaxed] == [17, 17]
+    assert "page 1 overflows" in relaxed[0].getMessage()
     doc = docs[0]
     invoice = doc.rows["invoices"][0]
     assert (invoice["archetype"], invoice["locale"]) == ("classic", "de-DE")

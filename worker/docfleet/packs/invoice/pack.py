@@ -13,6 +13,7 @@ seller_registration (the French SIRET), tagline, payment_terms and note (catalog
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -93,9 +94,10 @@ class InvoiceSession(TemplatedSession):
     """One task's invoice renderer (the SDK session with the invoice's steps)."""
 
     def __init__(self, options: InvoiceOptions, chromium_path: str, pages: int,
-                 chromium: Chromium | None = None) -> None:
+                 chromium: Chromium | None = None, log: logging.Logger | None = None
+                 ) -> None:
         super().__init__(STEPS, pack_templates(__package__ or "docfleet.packs.invoice"),
-                         options, chromium_path, pages, chromium)
+                         options, chromium_path, pages, chromium, log)
 
 
 class InvoicePack(TemplatedPack):
@@ -149,5 +151,6 @@ class InvoicePack(TemplatedPack):
         super().preflight(options, context)
 
     def session(self, options: Mapping[str, Any], chromium_path: str, pages: int,
-                chromium: Chromium | None = None) -> InvoiceSession:
-        return InvoiceSession(parse_options(options), chromium_path, pages, chromium)
+                chromium: Chromium | None = None, log: logging.Logger | None = None
+                ) -> InvoiceSession:
+        return InvoiceSession(parse_options(options), chromium_path, pages, chromium, log)

@@ -11,6 +11,7 @@ overrides :meth:`TemplatedPack.parse` (the invoice pack does).
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -112,11 +113,12 @@ class TemplatedPack(Pack):
                                   "DOCFLEET_CHROMIUM_PATH to it")
 
     def session(self, options: Mapping[str, Any], chromium_path: str, pages: int,
-                chromium: Chromium | None = None) -> TemplatedSession:
+                chromium: Chromium | None = None, log: logging.Logger | None = None
+                ) -> TemplatedSession:
         """A session outside a worker (tests, benchmarks); ``chromium`` is borrowed."""
         return TemplatedSession(self.steps, self.templates(), self.parse(options),
-                                chromium_path, pages, chromium)
+                                chromium_path, pages, chromium, log)
 
     def open(self, options: Mapping[str, Any], context: PackContext) -> TemplatedSession:
         return self.session(options, context.settings.chromium_path,
-                            context.settings.render_pages)
+                            context.settings.render_pages, log=context.log)

@@ -11,6 +11,7 @@ is wrong fails alone, naming itself.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import closing
@@ -127,8 +128,10 @@ class TemplatedSession:
     :meth:`close`), by default the session starts its own on first use."""
 
     def __init__(self, steps: DocumentSteps, templates: Templates, options: Any,
-                 chromium_path: str, pages: int, chromium: Chromium | None = None) -> None:
+                 chromium_path: str, pages: int, chromium: Chromium | None = None,
+                 log: logging.Logger | None = None) -> None:
         self.steps = steps
+        self.log = log or logging.getLogger("docfleet.pack")
         self.templates = templates
         self.options = options
         self.source = steps.source(options)
@@ -196,6 +199,10 @@ class TemplatedSession:
             layout = result.layout
             if layout.faults + (layout.hidden if self.ink else []):
                 raise _fault(record, faults)
+            self.log.info("document %d (%s, %s) printed again, its values free to wrap: %s",
+                          record.document, record.archetype, record.locale,
+                          "; ".join(faults[:3]),
+                          extra={"event": "document.relaxed", "document": record.document})
         assert result.pdf is not None
         pdf = normalise_pdf(result.pdf, record.issue_date)
         check_pdf(pdf)
