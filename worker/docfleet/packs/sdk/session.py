@@ -193,11 +193,11 @@ class TemplatedSession:
         record, doc = item.doc.record, item.doc
         result = item.result()
         layout = result.layout
-        faults = layout.faults + (layout.hidden if self.ink else [])
+        faults = self._faults(layout)
         if faults:  # once more, alone, every printed value free to wrap (see relaxed)
             result = self._print_relaxed(doc)
             layout = result.layout
-            if layout.faults + (layout.hidden if self.ink else []):
+            if self._faults(layout):
                 raise _fault(record, faults)
             self.log.info("document %d (%s, %s) printed again, its values free to wrap: %s",
                           record.document, record.archetype, record.locale,
@@ -224,6 +224,11 @@ class TemplatedSession:
                                 captured.carry, captured.sizes, captured.page_params, ink))
         return RenderedDocument(index=record.document, files={record.file: captured.pdf},
                                 rows=rows)
+
+    def _faults(self, layout: Layout) -> list[str]:
+        """What the layout guard refuses: the layout's faults, and with ink truth the
+        values a reader cannot see where their box says."""
+        return layout.faults + (layout.hidden if self.ink else [])
 
     def _print_relaxed(self, doc: Prepared) -> Printed:
         """``doc`` printed alone with :data:`RELAXED_CSS`: a value too long for the box
