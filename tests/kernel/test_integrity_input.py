@@ -6,7 +6,6 @@ full volume), real signals."""
 from __future__ import annotations
 
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -27,12 +26,18 @@ def run(*args: str, cwd: Path, limit_bytes: int | None = None,
     base = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
     base["DOCFLEET_PACK"] = "bench"
 
-    def limit() -> None:  # writes past this size fail with EFBIG, as on a full volume
-        if limit_bytes is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+    # Writes past limit_bytes fail with EFBIG, as on a full volume. The limit is set by a
+    # small interpreter that then execs docfleet, not by a preexec_fn: Python code between
+    # fork and exec in this threaded (gRPC-loaded) parent is what subprocess warns against.
+    cmd = [*PY, *args] if limit_bytes is None else [
+        sys.executable, "-c", _LIMITED, str(limit_bytes), *args]
+    return subprocess.run(cmd, cwd=cwd, env={**base, **(env or {})},
+                          capture_output=True, text=True, timeout=120)
 
-    return subprocess.run([*PY, *args], cwd=cwd, env={**base, **(env or {})},
-                          capture_output=True, text=True, timeout=120, preexec_fn=limit)
+
+_LIMITED = ("import os, resource, sys; n = int(sys.argv[1]); "
+            "resource.setrlimit(resource.RLIMIT_FSIZE, (n, n)); "
+            "os.execv(sys.executable, [sys.executable, '-m', 'docfleet', *sys.argv[2:]])")
 
 
 def one_line(result: subprocess.CompletedProcess, code: int, *needles: str) -> None:
