@@ -53,6 +53,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from proctree import descendants, own_cpu
+
 RESULTS = Path(__file__).parent / "results"
 MODES = {
     "html": ["--option", "format=html", "--option", "conditions=clean"],
@@ -61,7 +63,6 @@ MODES = {
 }
 #: the packs measured per pack (clean PDFs, their default options otherwise)
 PACKS = ("invoice", "receipt", "purchase_order", "bank_statement", "form")
-TICK = os.sysconf("SC_CLK_TCK")
 
 #: one reused page printing the same invoice again and again (argv: executable, prints,
 #: batch); prints the chromium version. Imports docfleet only to build the invoice HTML.
@@ -192,24 +193,9 @@ class ProcMeter:
 
     @staticmethod
     def _tree(root: int) -> dict[int, float]:
-        parents: dict[int, int] = {}
-        cpu: dict[int, float] = {}
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            parents[int(entry)] = int(stat[1])
-            cpu[int(entry)] = (int(stat[11]) + int(stat[12])) / TICK
-        out, todo = {}, [root]
-        while todo:
-            pid = todo.pop()
-            if pid in cpu:
-                out[pid] = cpu[pid]
-            todo.extend(p for p, parent in parents.items() if parent == pid)
-        return out
+        """Own CPU seconds of ``root`` and each live descendant, by pid."""
+        cpu = {pid: own_cpu(pid) for pid in descendants(root)}
+        return {pid: seconds for pid, seconds in cpu.items() if seconds is not None}
 
     def run(self, cmd: list[str], each: Callable[[int, dict[int, float]], None] | None = None,
             **kw: Any) -> tuple[subprocess.CompletedProcess[str], float]:

@@ -44,6 +44,14 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def own_cpu(pid: int) -> float | None:
+    """User + system CPU of ``pid`` itself, not its children (None if it is gone)."""
+    try:
+        return sum(int(v) for v in _stat(pid)[11:13]) / TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def tree_cpu(root: int, include_root: bool = True) -> float:
     """CPU seconds of the tree under ``root`` (live processes and their reaped children);
     without ``root``'s own when ``include_root`` is false (a caller that counts its own

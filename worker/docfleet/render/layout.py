@@ -228,7 +228,7 @@ EXTRACT_JS = r"""
         pieces.forEach(([s, e, b], k) => {
           const piece = text.slice(s, e);
           if (cell) {
-            const c = cell.getBoundingClientRect();
+            const c = ctx.cellRect || (ctx.cellRect = cell.getBoundingClientRect());
             if (b[0] < c.left - 1 || b[2] > c.right + 1 ||
                 b[1] < c.top - 1 || b[3] > c.bottom + 1) {
               out.faults.push(`word ${piece} is clipped by its cell on page ${n}`);
