@@ -141,6 +141,24 @@ def test_version_2_prints_the_bytes_it_printed_before_version_3(tmp_path: Path,
     assert digests(root, [t for t in expected if t != "documents"]) == expected
 
 
+#: a ja-JP purchase-order html run at content 4, printed before content 5 priced those
+#: orders in yen once (main at a2dcb5b): content 4 keeps its (too large) yen prices
+YEN_4_DIGESTS = {
+    "documents": "ed822dd147de3f86410e1c33000af0604ff0bfa26bbe0dea5977c65012cc3e18",
+    "purchase_orders": "f2679fa202e54d866e37905dc7dc5b8685c0c55d3dd2b0c7d6f15935e4cc9939",
+    "order_lines": "404de17dce372dcfc875875d19c5e384d37b056613d9b40de47aa501d66e5c6b",
+    "fields": "0ac77505a548b2c63c3a53d1d010b63cd1d8811a6a4c0bf1940499e0da45d768",
+}
+
+
+@pytest.mark.fleet
+def test_purchase_order_version_4_prints_the_yen_it_printed_before_version_5(
+        tmp_path: Path) -> None:
+    root = run(tmp_path, "yen4", 24, "format=html", "content=4", "locales=ja-JP",
+               pack="purchase_order")
+    assert digests(root, [t for t in YEN_4_DIGESTS if t != "documents"]) == YEN_4_DIGESTS
+
+
 def test_the_content_option_pins_the_version_and_normalises_once() -> None:
     pack = load_pack("receipt")
     new = pack.validate_options({"format": "html"})

@@ -247,3 +247,39 @@ def test_a_locale_added_later_is_accepted_with_its_currency_rules(
                                  for r in money), name
     statement = PACKS["bank_statement"].source({"locales": "ja-JP"}).generate("later", 0)
     assert statement.iban is None and statement.routing_number
+
+
+def _yen_range(sku: str) -> tuple[Decimal, Decimal]:
+    """The yen unit-price range of the product an order line's SKU names (its tiers
+    included): the product's dollar range at the SDK's one scale (150)."""
+    from docfleet.packs.purchase_order.source import ORDERABLE
+
+    code = sku.rsplit("-", 1)[0]
+    product = next(p for _, ps in ORDERABLE for p in ps if p.code == code)
+    prices = [Decimal(x) for x in (*product.price, *(t for _, t in product.tiers))]
+    return min(prices) * 150, max(prices) * 150
+
+
+def test_a_japanese_order_prices_in_yen_once_from_content_5() -> None:
+    """Content 5: a ja-JP order's unit prices are the product's prices in yen (the SDK's
+    draw, scaled once), so its totals sit where other locales' do; content 1-4 scaled the
+    yen price by 150 again and keep printing that (their bytes are pinned in
+    test_content_versions)."""
+    def lines(content: str) -> list:
+        rs = records("purchase_order", 80, locales="ja-JP", content=content,
+                     format="html")
+        assert {r.currency for r in rs} == {"JPY"}
+        return [line for r in rs for line in r.lines]
+
+    for line in lines("5"):
+        lo, hi = _yen_range(line.sku)
+        assert lo - 1 <= line.unit_price <= hi + 1, (line.sku, line.unit_price, lo, hi)
+    old = lines("4")
+    assert all(line.unit_price > _yen_range(line.sku)[1] * 10 for line in old
+               if _yen_range(line.sku)[0] >= 1)
+    ja = sorted(r.total for r in records("purchase_order", 200, locales="ja-JP",
+                                         content="5", format="html"))
+    us = sorted(r.total for r in records("purchase_order", 200, locales="en-US",
+                                         content="5", format="html"))
+    ratio = ja[100] / us[100]  # medians: yen at about 150 to the dollar
+    assert 30 < ratio < 750, ratio

@@ -95,8 +95,9 @@ class PurchaseOrderPack(TemplatedPack):
     max_lines = MAX_LINES
     #: 1: one convention; 2: each document's words, money and dates drawn; 3: optional
     #: parts on some orders only, look-alike amounts (extras.py), ``split`` and the order
-    #: lines' ``cells``
-    content_versions = (1, 2, 3, 4)
+    #: lines' ``cells``; 4: photo recipe 2; 5: a Japanese order's prices in yen once
+    #: (1-4 scaled the drawn yen price by 150 again: totals ~150x too large)
+    content_versions = (1, 2, 3, 4, 5)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

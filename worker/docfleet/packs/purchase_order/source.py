@@ -107,7 +107,7 @@ class PurchaseOrderSource:
             product = pool[(number - 1) % len(pool)]
             quantity, qplaces = draw_quantity(rng, product)
             price, pplaces = draw_unit_price(rng, product, quantity, jur)
-            if jur.currency == "JPY":
+            if jur.currency == "JPY" and opts.content < 5:  # scaled twice (kept as printed)
                 price, pplaces = (price * 150).quantize(Decimal(1)), 0
             requested = issue + dt.timedelta(days=lead + rng.choice((0, 0, 0, 7, 14)))
             lines.append(OrderLine(
