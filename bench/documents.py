@@ -238,6 +238,8 @@ def process_kind(pid: int, root: int) -> str:
         cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return "gone"
+    if not cmd.strip():  # exiting: its command line is gone already
+        return "gone"
     if comm.startswith("node"):
         return "playwright driver"
     if "chrom" in comm or "chromium" in cmd.split(" ", 1)[0]:
@@ -257,8 +259,15 @@ def _cpu_by_kind(docs: int) -> dict[str, float]:
         seen: dict[int, tuple[str, float]] = {}
 
         def record(root: int, tree: dict[int, float]) -> None:
+            # a process seen as the zygote is looked at again: a renderer forked from it
+            # shows the zygote's command line until it rewrites its own
             for pid, used in tree.items():
-                seen[pid] = (seen[pid][0] if pid in seen else process_kind(pid, root), used)
+                kind = seen[pid][0] if pid in seen else "gone"
+                if kind in ("gone", "chromium zygote"):
+                    kind = process_kind(pid, root)
+                    if kind == "gone" and pid in seen:
+                        kind = seen[pid][0]
+                seen[pid] = (kind, used)
 
         result, _ = ProcMeter().run(cmd, each=record, env=env, cwd=tmp,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
