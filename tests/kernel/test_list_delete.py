@@ -50,8 +50,9 @@ def test_list_shows_runs_and_delete_removes_state_and_outputs(
     deleted = cli("delete", run_id, "--yes", "--state", state_uri, "--out", out)
     assert deleted.returncode == 0, deleted.stderr
     assert not list((tmp_path / "out" / run_id).rglob("*.*"))
-    forced = cli("delete", f"{run_id}-live", "--yes", "--force", "--state", state_uri,
-                 "--out", out)
+    forced = cli("delete", f"{run_id}-live", "--yes", "--force", "--lease-seconds", "1",
+                 "--state", state_uri, "--out", out)  # its (absent) workers' lease: 1 s
+    assert "waiting 1s (a lease)" in forced.stderr
     assert forced.returncode == 0, forced.stderr
     assert json.loads(cli("list", "--state", state_uri, "--json").stdout) == []
     gone = cli("status", run_id, "--state", state_uri)
