@@ -62,7 +62,7 @@ def newest(pack: str) -> list:
 
 def test_orders_print_optional_parts_on_some_orders_and_look_alikes_above_the_total() -> None:
     orders = newest("purchase_order")
-    assert {po.content for po in orders} == {4}  # the newest (3 with photo recipe 2)
+    assert {po.content for po in orders} == {5}  # the newest (4 with yen priced once)
     for part in SHOW:
         share = sum(part in po.extras.shown for po in orders) / len(orders)
         assert 0.1 < share < 0.3, (part, share)
