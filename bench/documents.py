@@ -262,12 +262,10 @@ def _cpu_by_kind(docs: int) -> dict[str, float]:
             # a process seen as the zygote is looked at again: a renderer forked from it
             # shows the zygote's command line until it rewrites its own
             for pid, used in tree.items():
-                kind = seen[pid][0] if pid in seen else "gone"
-                if kind in ("gone", "chromium zygote"):
-                    kind = process_kind(pid, root)
-                    if kind == "gone" and pid in seen:
-                        kind = seen[pid][0]
-                seen[pid] = (kind, used)
+                known = seen[pid][0] if pid in seen else "gone"
+                now = process_kind(pid, root) if known in ("gone", "chromium zygote") \
+                    else known
+                seen[pid] = (known if now == "gone" else now, used)
 
         result, _ = ProcMeter().run(cmd, each=record, env=env, cwd=tmp,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,

@@ -6,6 +6,7 @@ exec races it, and about one child in a hundred dies of SIGABRT before it runs
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -31,8 +32,6 @@ print(os.environ.get("GRPC_ENABLE_FORK_SUPPORT", "unset"), len(aborted), aborted
 
 
 def _run(code: str, env: dict[str, str] | None = None) -> str:
-    import os
-
     base = {k: v for k, v in os.environ.items() if k != "GRPC_ENABLE_FORK_SUPPORT"}
     result = subprocess.run([sys.executable, "-c", code], env={**base, **(env or {})},
                             capture_output=True, text=True, timeout=300)

@@ -251,13 +251,14 @@ def test_a_locale_added_later_is_accepted_with_its_currency_rules(
 
 def _yen_range(sku: str) -> tuple[Decimal, Decimal]:
     """The yen unit-price range of the product an order line's SKU names (its tiers
-    included): the product's dollar range at the SDK's one scale (150)."""
+    included): the product's dollar range at the SDK's one scale (``PRICE_SCALE``)."""
     from docfleet.packs.purchase_order.source import ORDERABLE
+    from docfleet.packs.sdk.products import PRICE_SCALE
 
     code = sku.rsplit("-", 1)[0]
     product = next(p for _, ps in ORDERABLE for p in ps if p.code == code)
     prices = [Decimal(x) for x in (*product.price, *(t for _, t in product.tiers))]
-    return min(prices) * 150, max(prices) * 150
+    return min(prices) * PRICE_SCALE["JPY"], max(prices) * PRICE_SCALE["JPY"]
 
 
 def test_a_japanese_order_prices_in_yen_once_from_content_5() -> None:
@@ -274,9 +275,9 @@ def test_a_japanese_order_prices_in_yen_once_from_content_5() -> None:
     for line in lines("5"):
         lo, hi = _yen_range(line.sku)
         assert lo - 1 <= line.unit_price <= hi + 1, (line.sku, line.unit_price, lo, hi)
-    old = lines("4")
-    assert all(line.unit_price > _yen_range(line.sku)[1] * 10 for line in old
-               if _yen_range(line.sku)[0] >= 1)
+    for line in lines("4"):
+        lo, hi = _yen_range(line.sku)
+        assert lo < 1 or line.unit_price > hi * 10, (line.sku, line.unit_price, hi)
     ja = sorted(r.total for r in records("purchase_order", 200, locales="ja-JP",
                                          content="5", format="html"))
     us = sorted(r.total for r in records("purchase_order", 200, locales="en-US",
