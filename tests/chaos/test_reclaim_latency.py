@@ -19,7 +19,7 @@ import pytest
 from support import chaoslib
 from support.chaoslib import EARLY_KILL_LEASE, RECLAIM_GOAL_S, Stack
 
-#: a bound on time under load: the serial pass (scripts/test runs `timing` tests alone)
+#: a bound on time under load: the timing pass (scripts/test runs `timing` tests apart)
 pytestmark = [pytest.mark.fleet, pytest.mark.timing]
 
 #: Allowed on top of the goal for a loaded machine (see the module docstring).
