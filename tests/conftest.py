@@ -28,6 +28,20 @@ for _name in list(os.environ):
     if _name.startswith("DOCFLEET_") and not _name.startswith("DOCFLEET_TEST_"):
         del os.environ[_name]
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The order ``--dist loadfile`` hands files out in (scripts/test passes
+    ``--no-loadscope-reorder`` so that this order stands): files marked ``early`` first,
+    then files with more tests first (pytest-xdist's own order). Without it a long
+    one-test file that mostly waits (the Terraform apply) went last and ended the
+    parallel pass alone, the machine idle. Tests keep their order within a file."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    ordered = sorted(files.values(), key=lambda group: (
+        not any(item.get_closest_marker("early") for item in group), -len(group)))
+    items[:] = [item for group in ordered for item in group]
+
+
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Chromium]:
     """One real headless Chromium with two pages, shared by a test module."""

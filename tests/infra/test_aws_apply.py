@@ -20,6 +20,9 @@ from infra_tools import REPO, find_provider_mirror, terraform, terraform_env
 from docfleet.state.dynamodb.schema import DYNAMODB_TABLE
 from support.needs import require
 
+#: its apply waits ~56 s on the provider's lifecycle-configuration waiter (no CPU)
+pytestmark = pytest.mark.early
+
 ROOT = REPO / "terraform" / "examples" / "aws-local"
 REGION = "us-east-1"
 
