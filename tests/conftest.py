@@ -28,7 +28,8 @@ for _name in list(os.environ):
     if _name.startswith("DOCFLEET_") and not _name.startswith("DOCFLEET_TEST_"):
         del os.environ[_name]
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The order ``--dist loadfile`` hands files out in (scripts/test passes
     ``--no-loadscope-reorder`` so that this order stands): files marked ``early`` first,
     then files with more tests first (pytest-xdist's own order). Without it a long
