@@ -14,7 +14,6 @@ from typing import Any
 from docfleet.blob import open_blob_store
 from docfleet.core.errors import BlobNotFoundError, ConfigError
 from docfleet.dataset.manifest import ROOT_KEY, RunFiles, parse_json, sha256
-from docfleet.dataset.shards import read_shard
 
 
 @dataclass(frozen=True)
@@ -77,6 +76,8 @@ class Catalogue:
         params = root.get("parameters", {})
         if params.get("kind") != "catalogue":
             raise ConfigError(f"{uri} is a {params.get('kind')!r} run, not a catalogue")
+        from docfleet.dataset.shards import read_shard  # lazy: pyarrow, not for a launcher
+
         entries: list[CatalogueEntry] = []
         for part_entry in root["parts"]:
             part = parse_json(files.get(part_entry["key"]), files.uri(part_entry["key"]))

@@ -49,15 +49,19 @@ class _NoPandas(importlib.abc.MetaPathFinder):
 
 def skip_pandas_probe() -> None:
     """Tell pyarrow this process has no pandas, so its first array conversion does not
-    import it (about 0.9 s of CPU per task where pandas is installed, e.g. next to
-    ``datasets``). For task processes: nothing they run converts to or from pandas, and
-    afterwards ``Table.to_pandas()`` raises in this process. ``import pandas`` keeps
-    working. Idempotent; a no-op once pandas is imported."""
+    import it (0.15-0.9 s of CPU per task where pandas is installed, e.g. next to
+    ``datasets``). pyarrow looks twice, each once per process: its Python shim (asked
+    for ``have_pandas``) and its C++ converter of Python values (the first
+    ``pa.scalar``, or compute call with a Python number, such as ``round3``'s); both are
+    asked here, with pandas hidden. For task processes: nothing they run converts to or from
+    pandas, and afterwards ``Table.to_pandas()`` raises in this process. ``import
+    pandas`` keeps working. Idempotent; a no-op once pandas is imported."""
     if "pandas" in sys.modules:
         return
     blocker = _NoPandas()
     sys.meta_path.insert(0, blocker)
     try:
-        pa.lib._pandas_api.have_pandas  # noqa: B018 - the probe caches its answer
+        pa.lib._pandas_api.have_pandas  # noqa: B018 - the shim caches its answer
+        pa.scalar(0.0)  # the C++ converter's own look, cached likewise
     finally:
         sys.meta_path.remove(blocker)
