@@ -96,22 +96,27 @@ COPY --from=build /opt/docfleet /opt/docfleet
 # `docfleet` on PATH is a two-line launcher that execs tini as PID 1 (-s: also when it is
 # not PID 1), so Chromium's children are reaped and SIGTERM reaches the worker, which then
 # releases its unit for a peer. The real console script is /opt/docfleet/bin/docfleet.
+# /opt/docfleet/driver-cache: the browser driver's compiled code (Node's compile cache,
+# docfleet.render.driver_cache: about 0.1 s of CPU less per task), warmed by the smoke step.
 RUN printf '#!/bin/sh\nexec /usr/bin/tini -s -- /opt/docfleet/bin/docfleet "$@"\n' \
         > /usr/local/bin/docfleet \
-    && chmod 0755 /usr/local/bin/docfleet
+    && chmod 0755 /usr/local/bin/docfleet \
+    && install -d -o 10001 -g 10001 /opt/docfleet/driver-cache
 
 ENV PATH="/usr/local/bin:/opt/docfleet/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
     PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     DOCFLEET_CHROMIUM_PATH=/usr/lib/chromium/chromium-headless-shell \
     DOCFLEET_TEMPLATE_CACHE=/opt/docfleet/template-cache \
+    DOCFLEET_DRIVER_CACHE=/opt/docfleet/driver-cache \
     DOCFLEET_LOG_FORMAT=json
 
 USER 10001:10001
 WORKDIR /home/docfleet
 
 # Smoke test at build time: render one real PDF through Chromium with the real command,
-# exactly as a task would; the build fails if it cannot.
+# exactly as a task would; the build fails if it cannot. Its driver leaves its compiled
+# code in the driver cache every task then reads.
 RUN set -eux; \
     smoke="$(mktemp -d)"; \
     DOCFLEET_RUN_ID=smoke DOCFLEET_TOTAL=1 DOCFLEET_PACK=invoice \
@@ -121,6 +126,7 @@ RUN set -eux; \
     test -n "${pdf}"; \
     test "$(head -c 5 "${pdf}")" = "%PDF-"; \
     test -f "${smoke}/out/smoke/manifest.json"; \
+    test -n "$(ls -A "${DOCFLEET_DRIVER_CACHE}")"; \
     rm -rf "${smoke}"
 
 ENTRYPOINT ["docfleet"]

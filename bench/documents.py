@@ -16,6 +16,8 @@ clean-PDF row gets ``ratio_to_plain_floor``); prints tables and writes
         --ink 12 --out bench/results/documents-ink.json   # the ink truth's own stages
     python bench/documents.py --modes pdf-clean --packs '' --tasks 1 --floor '' \
         --by-process 20,120                       # and where a document's CPU goes
+    python bench/documents.py --modes '' --packs '' --floor '' --plain-floor '' \
+        --fixed-by-process 6                      # where a run's fixed CPU goes
     python bench/documents.py --modes '' --packs '' --floor '' --floor-flags \
         '--disable-threaded-compositing --disable-threaded-animation'  # the floor with them
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
@@ -40,6 +42,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -290,6 +293,19 @@ def by_process(small: int, large: int) -> dict[str, Any]:
             "total_ms_per_document": round(sum(per.values()), 1)}
 
 
+def fixed_by_process(rounds: int) -> dict[str, Any]:
+    """Where a run's fixed CPU goes: a one-document one-task clean-invoice run's CPU
+    seconds by kind of process (:func:`process_kind`), the median of ``rounds`` runs per
+    kind and of their totals. A kind under 5 ms in every run is left out."""
+    runs = [_cpu_by_kind(1) for _ in range(rounds)]
+    kinds = sorted({k for r in runs for k in r})
+    per = {k: round(statistics.median(r.get(k, 0.0) for r in runs), 3) for k in kinds
+           if max(r.get(k, 0.0) for r in runs) >= 0.005}
+    return {"rounds": rounds, "cpu_s": per,
+            "total_cpu_s": round(statistics.median(sum(r.values()) for r in runs), 3),
+            "runs": [{k: round(v, 3) for k, v in r.items()} for r in runs]}
+
+
 def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None,
           pack: str = "invoice") -> dict[str, Any]:
     """CPU and wall time of a real ``docfleet run --pack PACK`` of ``docs`` documents."""
@@ -505,6 +521,10 @@ def main() -> None:
     parser.add_argument("--by-process", default="",
                         help="small,large: a clean invoice's marginal CPU per document by "
                              "kind of process (task, driver, Chromium renderer, ...)")
+    parser.add_argument("--fixed-by-process", type=int, default=0,
+                        help="ROUNDS: a one-document clean invoice run's whole CPU by kind "
+                             "of process (launcher, task, driver, Chromium...), median of "
+                             "ROUNDS runs (0: not)")
     parser.add_argument("--label", default="this checkout")
     parser.add_argument("--out", type=Path, default=RESULTS / "documents.json")
     args = parser.parse_args()
@@ -635,6 +655,12 @@ def main() -> None:
             kinds["ratio_to_plain_floor"] = {
                 k: round(v / plain["ms_per_page"], 2)
                 for k, v in kinds["cpu_ms_per_document"].items()}
+    if args.fixed_by_process:
+        report["fixed_by_process"] = fixed = fixed_by_process(args.fixed_by_process)
+        table(console, f"one-document clean invoice run ({args.label}): CPU s by process "
+              f"(/proc, 20 ms polls; median of {args.fixed_by_process})", ["process", "CPU s"],
+              [[k, f"{v}"] for k, v in sorted(fixed["cpu_s"].items(), key=lambda kv: -kv[1])]
+              + [["all (median of the runs' totals)", f"{fixed['total_cpu_s']}"]])
     report["machine"]["load_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")

@@ -85,6 +85,9 @@ def _base_env(venv: Path) -> dict[str, str]:
     env.update(_dockerfile_env())
     assert env.get("DOCFLEET_TEMPLATE_CACHE"), "the image reads its warmed template cache"
     env["DOCFLEET_TEMPLATE_CACHE"] = str(_template_cache(venv))
+    assert env.get("DOCFLEET_DRIVER_CACHE"), "the image reads its warmed driver cache"
+    env["DOCFLEET_DRIVER_CACHE"] = str(venv.parent / "driver-cache")  # the smoke step fills it
+    env.pop("NODE_COMPILE_CACHE", None)
     return env
 
 

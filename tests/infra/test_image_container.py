@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import sqlite3
 import time
 import uuid
@@ -199,6 +200,24 @@ def test_the_catalogue_image_has_litellm_and_the_generation_image_does_not(
                   "print(litellm_module().__name__)", entrypoint="/opt/docfleet/bin/python",
                   timeout=300)
     assert offline.returncode == 0 and offline.stdout.strip().endswith("litellm"), offline.stderr
+
+
+def test_a_task_driver_reads_the_compiled_code_the_build_left(image: str) -> None:
+    """The smoke step's driver left its compiled modules in the image's driver cache, and
+    a task's driver (``NODE_COMPILE_CACHE`` set by the entry point) accepts them: Node's
+    own compile-cache log, not a timing."""
+    probe = ("from docfleet.render.driver_cache import use_driver_cache\n"
+             "print(use_driver_cache())\n"
+             "from playwright.sync_api import sync_playwright\n"
+             "with sync_playwright():\n    pass\n")
+    check = run(image, "-c", probe, entrypoint="/opt/docfleet/bin/python",
+                env={"NODE_DEBUG_NATIVE": "COMPILE_CACHE"}, timeout=120)
+    assert check.returncode == 0, check.stderr[-2000:]
+    assert check.stdout.strip() == "/opt/docfleet/driver-cache"
+    accepted = re.findall(r"V8 code cache for \S+ (\S+) was accepted", check.stderr)
+    assert any(path.endswith("playwright/driver/package/cli.js") for path in accepted), \
+        check.stderr[-2000:]
+    assert "rejected" not in check.stderr, check.stderr[-2000:]
 
 
 def test_the_image_holds_no_build_secret_and_no_mesa(image: str, full_image: str) -> None:

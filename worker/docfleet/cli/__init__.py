@@ -22,6 +22,8 @@ from typing import NoReturn
 
 import click
 
+from docfleet.render.driver_cache import use_driver_cache
+
 #: command name → ``module:attribute`` under ``docfleet.cli``
 COMMANDS: dict[str, str] = {
     "work": "work:work", "run": "work:run",  # one task; a local fleet
@@ -63,12 +65,14 @@ def entrypoint() -> None:
     """The ``docfleet`` program (console script and ``python -m docfleet``): :func:`main`
     in a process of its own. A task process (``docfleet work``) first keeps pyarrow
     from importing pandas, which it never uses
-    (:func:`docfleet.dataset.shards.skip_pandas_probe`).
+    (:func:`docfleet.dataset.shards.skip_pandas_probe`). Every command's browser driver
+    keeps its compiled code on disk (:func:`docfleet.render.driver_cache.use_driver_cache`).
 
     A native crash prints every thread's Python stack (:mod:`faulthandler`), so it names
     its thread. A finished command ends through :func:`finish`: its own exit code, never
     the interpreter's native teardown."""
     faulthandler.enable()
+    use_driver_cache()  # before any thread: it sets an environment variable
     if sys.argv[1:2] == ["work"]:
         from docfleet.dataset.shards import skip_pandas_probe  # lazy: start-up
 

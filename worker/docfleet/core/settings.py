@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     #: where compiled templates are cached ("" = the user cache dir, "off" = no cache);
     #: read by docfleet.render.template_cache
     template_cache: str = ""
+    #: where the browser driver's compiled code is cached ("" = the user cache dir, "off"
+    #: = no cache; an operator's NODE_COMPILE_CACHE wins); read by
+    #: docfleet.render.driver_cache
+    driver_cache: str = ""
     #: `docfleet launch`: the Cloud Run job, its project and region (Terraform's outputs)
     cloud_run_job: str = "docfleet"
     cloud_run_project: str | None = None
