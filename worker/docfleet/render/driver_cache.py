@@ -11,7 +11,11 @@ its source and its own version, so an upgraded driver never uses a stale entry.
 ``$XDG_CACHE_HOME/docfleet/driver``, else ``~/.cache/docfleet/driver``; ``off`` disables
 it) unless ``NODE_COMPILE_CACHE`` is set already (an operator's own choice wins). The
 image warms it at build time (its smoke render). A cache never fails a render: Node
-creates a missing directory and silently skips one it cannot read or write.
+creates a missing directory and silently skips one it cannot read or write. Tasks may
+share it: Node writes each entry to a temporary file and renames it, and checks an
+entry's checksums before using it. Entries are private to the user who wrote them
+(0600): a task running as another user than the one that warmed the cache compiles as
+before.
 """
 
 from __future__ import annotations
