@@ -80,7 +80,7 @@ def run(tasks: int, log_dir: Path | None, dry_run: bool, **flags: Any) -> None:
         settings.trace, {"docfleet.run_id": spec.run_id, "docfleet.task.count": tasks})
     run_record = store.get_run(spec.run_id)
     units = store.units(spec.run_id)
-    from docfleet.kernel.exits import EXIT_GONE  # not kernel.worker: no pyarrow here
+    from docfleet.kernel.exits import EXIT_GONE  # lazy: start-up, no pyarrow
 
     state = (run_record.state.value if run_record
              else "deleted" if code == EXIT_GONE else "not planned")
