@@ -1,8 +1,10 @@
 """What a task process loads: CPU of ``docfleet work --help`` (the CLI's import cost) and
-of a real one-document ``docfleet work`` on the bench pack, and whether that task loaded
-rich or the launcher's, export's or score's code; for this checkout and, with ``--before DIR``,
-another checkout's ``worker`` directory, interleaved in one sitting. Prints a table and
-writes ``bench/results/task_imports.json``.
+of a real one-document ``docfleet work`` on the bench pack, whether that task loaded
+rich or the launcher's, export's or score's code, and the CPU of building the Faker of
+every locale the packs print (``packs.sdk.parties.faker``: a task drawing from all of them
+pays it once, whatever its size); for this checkout and, with ``--before DIR``, another
+checkout's ``worker`` directory, interleaved in one sitting. Prints a table and writes
+``bench/results/task_imports.json``.
 
     python bench/task_imports.py                       # this checkout, 10 rounds
     git archive BASE worker | tar -x -C /tmp/base
@@ -57,6 +59,27 @@ def _cpu_ms(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, str,
     return cpu, proc.stderr, proc.returncode
 
 
+#: the Faker of every locale the packs print, built in a fresh interpreter after its
+#: imports; prints that CPU in ms
+LOCALE_FAKERS = r"""
+import time
+from docfleet.packs.sdk.locales import JURISDICTIONS
+from docfleet.packs.sdk.parties import faker
+import faker as _
+t = time.process_time()
+for locale in sorted({j.faker_locale for j in JURISDICTIONS.values()}):
+    faker(locale)
+print((time.process_time() - t) * 1000)
+"""
+
+
+def _locale_fakers_ms(env: dict[str, str], cwd: str) -> float:
+    proc = subprocess.run([sys.executable, "-c", LOCALE_FAKERS], env=env, cwd=cwd,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    return float(proc.stdout.strip().splitlines()[-1])
+
+
 def _task(tree: str | None, work: Path, n: int) -> list[str]:
     state, out = f"sqlite:///{work}/state-{n}.db", f"file://{work}/out"
     return [sys.executable, "-X", "importtime", "-m", "docfleet", "work", "--run-id",
@@ -71,7 +94,8 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"after": None} if not args.before else {"before": args.before, "after": None}
     samples: dict[str, dict[str, list[float]]] = {
-        t: {"work --help": [], "work (1 document)": []} for t in trees}
+        t: {"work --help": [], "work (1 document)": [], "every locale's Faker": []}
+        for t in trees}
     unwanted: dict[str, set[str]] = {t: set() for t in trees}
     with tempfile.TemporaryDirectory() as tmp:
         for n in range(args.rounds):
@@ -85,6 +109,8 @@ def main() -> None:
                 cpu, err, code = _cpu_ms(_task(tree, work, n), env, str(work))
                 assert code == 0, f"{label}: work exited {code}: {err[-500:]}"
                 samples[label]["work (1 document)"].append(cpu)
+                samples[label]["every locale's Faker"].append(
+                    _locale_fakers_ms(env, str(work)))
                 for line in err.splitlines():
                     name = line.rsplit("|", 1)[-1].strip()
                     if line.startswith("import time:") and UNWANTED.match(name):
@@ -105,7 +131,7 @@ def main() -> None:
         table.add_column(label, justify="right")
     if "before" in trees:
         table.add_column("after / before", justify="right")
-    for what in ("work --help", "work (1 document)"):
+    for what in ("work --help", "work (1 document)", "every locale's Faker"):
         cells = [f"{result['cpu_ms'][t][what]['median']:.0f} / "
                  f"{result['cpu_ms'][t][what]['min']:.0f}" for t in trees]
         if "before" in trees:

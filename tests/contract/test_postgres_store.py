@@ -293,11 +293,15 @@ def test_an_idle_task_is_woken_by_notify_when_work_returns(
 @pytest.mark.timing
 def test_a_server_restart_is_ridden_out_and_the_data_survives() -> None:
     server = emulators.start_postgres()
+    # the server back after 3 s; joined before the server is discarded: the store may
+    # reconnect before the restart's own readiness poll returns, and a discard then
+    # would kill the server under that poll (an exception in the timer's thread)
+    restart = threading.Timer(3.0, server.start)
     try:
         store = open_state_store(server.uri("outage"))
         run_id = _planned(store, units=2)  # type: ignore[arg-type]
         server.stop()  # a real outage: the server is down, connections are gone
-        threading.Timer(3.0, server.start).start()
+        restart.start()
         t0 = time.monotonic()
         claim = store.claim_next_unit(run_id, "w", 0, LEASE, clock.now())
         assert claim is not None and time.monotonic() - t0 >= 2.0
@@ -305,6 +309,9 @@ def test_a_server_restart_is_ridden_out_and_the_data_survives() -> None:
         assert store.progress(run_id).as_dict()["DONE"] == 1
         store.close()
     finally:
+        restart.cancel()  # not fired yet (the test failed first): never
+        if restart.is_alive():
+            restart.join(90)
         emulators.discard(server)
 
 
