@@ -53,7 +53,9 @@ SHELL ["/bin/bash", "-o", "pipefail", "-c"]
 # in through x11-utils -> libgl1) and Vulkan's validation layer are never loaded, so dpkg
 # leaves their files out (the packages stay installed, apt stays consistent); of
 # fonts-noto-core's 42 MB only Noto Naskh/Sans Arabic (the ar-SA templates) and Noto
-# Sans/Serif/Sans Mono (what fontconfig resolves sans-serif, serif and monospace to) stay.
+# Sans/Serif/Sans Mono (what fontconfig resolves sans-serif, serif and monospace to) stay;
+# of BIZ UD (Japanese in TrueType, which the PDF embeds: packs/sdk/style.py) the
+# proportional UDPGothic and UDPMincho.
 # The handwriting fonts are the form pack's writers (worker/docfleet/packs/form/writers.py).
 # The smoke step below proves the shell still prints; tests/infra/test_image_container.py
 # that every locale prints with the same fonts as a machine with the whole package.
@@ -71,6 +73,9 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
         'path-include=/usr/share/fonts/truetype/noto/NotoSans-*' \
         'path-include=/usr/share/fonts/truetype/noto/NotoSerif-*' \
         'path-include=/usr/share/fonts/truetype/noto/NotoSansMono-*' \
+        '# BIZ UD: the proportional faces the templates name, not the fixed-width ones' \
+        'path-exclude=/usr/share/fonts/truetype/bizud-gothic/BIZUDGothic-*' \
+        'path-exclude=/usr/share/fonts/truetype/bizud-mincho/BIZUDMincho-*' \
         > /etc/dpkg/dpkg.cfg.d/docfleet-headless \
     && apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -82,6 +87,8 @@ RUN --mount=type=cache,target=/var/cache/apt,sharing=locked \
         fonts-kacst \
         fonts-kristi \
         fonts-liberation2 \
+        fonts-morisawa-bizud-gothic \
+        fonts-morisawa-bizud-mincho \
         fonts-noto-cjk \
         fonts-noto-core \
         fonts-seto \

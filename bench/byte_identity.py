@@ -9,6 +9,11 @@ sha256 of every document and golden shard they write. ``record`` writes them to 
     python bench/byte_identity.py check /tmp/base.json           # on the code after
     PYTHONPATH=/path/to/base/worker python bench/byte_identity.py record /tmp/base.json
     python bench/byte_identity.py check /tmp/base.json --cases invoice-grid,receipt-html
+    python bench/byte_identity.py check /tmp/base.json --content invoice=4,receipt=4
+
+``--content PACK=N,…`` plans those packs' runs at content version N (default: each
+pack's newest): after a change that adds a version, the versions before it are checked
+against a record made before it (where they were the newest).
 
 A document's bytes depend on the machine's Chromium, fonts and libraries, so both sides run
 on one machine in one sitting; the JSON is not a figure to carry elsewhere. The bench
@@ -60,8 +65,10 @@ def digest(root: Path) -> dict[str, str]:
     return out
 
 
-def run_case(name: str, work: Path) -> dict[str, str]:
+def run_case(name: str, work: Path, content: dict[str, str] | None = None) -> dict[str, str]:
     pack, total, unit, options = cases()[name]
+    if content and pack in content:
+        options = [*options, f"content={content[pack]}"]
     run_id = f"ident-{name}"
     args = [sys.executable, "-m", "docfleet", "run", "--run-id", run_id, "--pack", pack,
             "--total", str(total), "--tasks", "1", "--unit-size", str(unit),
@@ -84,7 +91,10 @@ def main() -> int:
     parser.add_argument("mode", choices=("record", "check"))
     parser.add_argument("path", type=Path, help="the JSON of recorded sha256s")
     parser.add_argument("--cases", help="comma list of case names (default: all)")
+    parser.add_argument("--content", default="",
+                        help="PACK=N,…: plan those packs' runs at content version N")
     args = parser.parse_args()
+    content = dict(pair.split("=", 1) for pair in args.content.split(",") if pair)
     names = args.cases.split(",") if args.cases else list(cases())
     unknown = sorted(set(names) - set(cases()))
     if unknown:
@@ -100,7 +110,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="docfleet-ident-") as tmp:
         for name in names:
             began = time.monotonic()
-            results[name] = files = run_case(name, Path(tmp))
+            results[name] = files = run_case(name, Path(tmp), content)
             line = f"{name}: {len(files)} files, {time.monotonic() - began:.0f} s"
             if args.mode == "check":
                 want = recorded[name]

@@ -144,7 +144,9 @@ def test_a_two_task_fleet_on_sqlite_completes_and_verifies(image: str, tmp_path:
         assert inside <= outside, f"{pdf.name}: {sorted(inside - outside)} only in the image"
         assert not (outside - inside) & shipped, f"{pdf.name}: {sorted(outside - inside)}"
     printed = {f for p in pdfs for f in _fonts(p)}
-    assert any("CJK" in f for f in printed), f"ja-JP printed with Noto CJK: {printed}"
+    # ja-JP in the newest content: a BIZ UD font the PDF embeds, no Noto CJK drawn as Type 3
+    assert any(f.startswith("BIZUDP") for f in printed), f"ja-JP printed with BIZ UD: {printed}"
+    assert not any("CJK" in f for f in printed), printed
 
 
 @pytest.mark.timeout(300)

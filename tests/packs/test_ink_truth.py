@@ -145,6 +145,17 @@ def scores(docs: list[RenderedDocument], table: str, dpi: int,
     return ink_scores, box_scores
 
 
+def clearly_better(ink: float, typographic: float, perfect: float = 1.0) -> bool:
+    """The ink boxes (mean IoU ``ink``) clearly beat the typographic ones: by 0.15, or
+    where the typographic boxes already come within 0.2 of ``perfect`` (what a perfect
+    box scores) by half of what those miss. A Latin or Arabic font's line box runs well
+    above and below its letters; a Japanese gothic's em box (BIZ UDPGothic, from the
+    content versions that embed it) already holds its kanji closely."""
+    if perfect - typographic >= 0.2:
+        return ink > typographic + 0.15
+    return perfect - ink <= 0.5 * (perfect - typographic)
+
+
 @pytest.mark.parametrize("locale", LOCALES)
 def test_word_ink_boxes_match_the_raster_at_200_dpi(
         clean: dict[str, list[RenderedDocument]], locale: str) -> None:
@@ -154,7 +165,7 @@ def test_word_ink_boxes_match_the_raster_at_200_dpi(
     print(f"{locale}: {len(ink)} words, mean IoU ink {mean:.3f}, "
           f"typographic {statistics.mean(typographic):.3f}")
     assert mean >= 0.90, mean
-    assert mean > statistics.mean(typographic) + 0.15
+    assert clearly_better(mean, statistics.mean(typographic)), mean
 
 
 @pytest.mark.parametrize("locale", ("en-US", "ja-JP", "ar-SA"))
@@ -263,7 +274,7 @@ def test_ink_quads_follow_the_scan(chromium: Chromium, locale: str) -> None:
     assert len(ink_scores) > 50
     assert mean >= ceiling - 0.01, (mean, ceiling)  # as good as the pixels allow
     assert mean >= 0.84, mean
-    assert mean > statistics.mean(box_scores) + 0.15
+    assert clearly_better(mean, statistics.mean(box_scores), ceiling), mean
 
 
 @pytest.mark.parametrize("condition", ("scan", "fax"))

@@ -62,7 +62,7 @@ def newest(pack: str) -> list:
 
 def test_orders_print_optional_parts_on_some_orders_and_look_alikes_above_the_total() -> None:
     orders = newest("purchase_order")
-    assert {po.content for po in orders} == {5}  # the newest (4 with yen priced once)
+    assert {po.content for po in orders} == {6}  # the newest (5 with Japanese embedded)
     for part in SHOW:
         share = sum(part in po.extras.shown for po in orders) / len(orders)
         assert 0.1 < share < 0.3, (part, share)
@@ -133,7 +133,7 @@ def test_statements_print_references_and_value_dates_for_some_banks_only() -> No
     """Statement content 4: a reference (column or under the description) and a value
     date are each on fewer than 30 % of statements (most banks print neither)."""
     statements = newest("bank_statement")
-    assert {s.content for s in statements} == {5}  # the newest (4 with photo recipe 2)
+    assert {s.content for s in statements} == {6}  # the newest (5 with Japanese embedded)
     refs = sum(any(t.reference for t in s.transactions) for s in statements) / 400
     values = sum(any(t.value_date for t in s.transactions) for s in statements) / 400
     assert 0.15 < refs < 0.3, refs

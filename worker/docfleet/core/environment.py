@@ -24,9 +24,11 @@ from docfleet.core.settings import load_settings
 PACKAGES = ("docfleet", "playwright", "faker", "jinja2", "pypdfium2", "pillow", "pyarrow")
 #: the font families the templates ask for (archetypes) and the script fallbacks
 FONT_FAMILIES = ("Liberation Sans", "Liberation Serif", "Liberation Mono", "DejaVu Sans",
-                 "DejaVu Serif", "DejaVu Sans Mono", "Noto Sans CJK JP", "Noto Sans Arabic")
+                 "DejaVu Serif", "DejaVu Sans Mono", "Noto Sans CJK JP", "Noto Sans Arabic",
+                 "BIZ UDPGothic", "BIZ UDPMincho")
 DEBIAN_PACKAGES = ("chromium", "chromium-headless-shell", "fonts-liberation2",
-                   "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-core")
+                   "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-core",
+                   "fonts-morisawa-bizud-gothic", "fonts-morisawa-bizud-mincho")
 
 
 def _run(*args: str) -> str | None:

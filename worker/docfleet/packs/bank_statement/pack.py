@@ -29,6 +29,9 @@ class BankStatementSteps:
     ink_content = 4
     #: photo recipe 2 (the same geometry for about half the CPU) from this version on
     photo_content = 5
+    #: a language's own characters in fonts the PDF embeds from this version on
+    #: (ja-JP: BIZ UDPGothic/UDPMincho, TrueType, instead of Type 3 drawings of Noto CJK)
+    font_content = 6
     #: printed values an annotator highlights, ticks or circles
     markable = ("opening_balance", "balance", "balance_carried_forward", "closing_balance",
                 "statement_number")
@@ -85,8 +88,9 @@ class BankStatementPack(TemplatedPack):
     #: 3 also: value dates printed by some banks only, references missing on many
     #: card / cash / fee lines (issue 25; null in the golden rows where not printed)
     #: 4: ``split`` and the transactions' ``cells``; value dates on fewer banks'
-    #: statements, references printed by some banks only, more notes (issue 25)
-    content_versions = (1, 2, 3, 4, 5)
+    #: statements, references printed by some banks only, more notes (issue 25); 5: photo
+    #: recipe 2; 6: ja-JP in fonts the PDF embeds
+    content_versions = (1, 2, 3, 4, 5, 6)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

@@ -35,8 +35,9 @@ ARCHETYPES = ("classic", "sidebar", "receipt", "boxed", "modern", "ledger", "cre
 KNOWN = ("format", "archetypes", "locales", "conditions", "lines", "catalogue", "splits",
          "split_by", "cover", "content")
 #: content versions (see :mod:`docfleet.packs.sdk.options`): 2 draws each document's words,
-#: money and date style (:mod:`docfleet.packs.sdk.variation`)
-CONTENT_VERSIONS = (1, 2, 3, 4)
+#: money and date style (:mod:`docfleet.packs.sdk.variation`); 3 ink truth; 4 photo recipe 2;
+#: 5 ja-JP in fonts the PDF embeds (:func:`docfleet.packs.sdk.style.embedded_fonts`)
+CONTENT_VERSIONS = (1, 2, 3, 4, 5)
 
 
 @dataclass(frozen=True)

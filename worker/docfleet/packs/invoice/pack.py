@@ -50,6 +50,9 @@ class InvoiceSteps:
     ink_content = 3
     #: photo recipe 2 (the same geometry for about half the CPU) from this version on
     photo_content = 4
+    #: a language's own characters in fonts the PDF embeds from this version on
+    #: (ja-JP: BIZ UDPGothic/UDPMincho, TrueType, instead of Type 3 drawings of Noto CJK)
+    font_content = 5
     markable = MARKABLE
 
     @property

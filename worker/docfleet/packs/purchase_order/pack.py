@@ -28,6 +28,9 @@ class PurchaseOrderSteps:
     ink_content = 3
     #: photo recipe 2 (the same geometry for about half the CPU) from this version on
     photo_content = 4
+    #: a language's own characters in fonts the PDF embeds from this version on
+    #: (ja-JP: BIZ UDPGothic/UDPMincho, TrueType, instead of Type 3 drawings of Noto CJK)
+    font_content = 6
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "po_number", "delivery_date")
 
@@ -96,8 +99,9 @@ class PurchaseOrderPack(TemplatedPack):
     #: 1: one convention; 2: each document's words, money and dates drawn; 3: optional
     #: parts on some orders only, look-alike amounts (extras.py), ``split`` and the order
     #: lines' ``cells``; 4: photo recipe 2; 5: a Japanese order's prices in yen once
-    #: (1-4 scaled the drawn yen price by 150 again: totals ~150x too large)
-    content_versions = (1, 2, 3, 4, 5)
+    #: (1-4 scaled the drawn yen price by 150 again: totals ~150x too large); 6: ja-JP in
+    #: fonts the PDF embeds
+    content_versions = (1, 2, 3, 4, 5, 6)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

@@ -31,6 +31,9 @@ class ReceiptSteps:
     ink_content = 3
     #: photo recipe 2 (the same geometry for about half the CPU) from this version on
     photo_content = 4
+    #: a language's own characters in fonts the PDF embeds from this version on
+    #: (ja-JP: BIZ UDPGothic/UDPMincho, TrueType, instead of Type 3 drawings of Noto CJK)
+    font_content = 5
     #: printed values an annotator highlights, ticks or circles
     markable = ("total", "subtotal", "tax_amount", "receipt_number")
 
@@ -88,8 +91,9 @@ class ReceiptPack(TemplatedPack):
     archetypes = tuple(RECEIPT_LAYOUTS)
     steps = ReceiptSteps()
     max_lines = MAX_ITEMS
-    #: 1: one convention; 2: per-document styles (:mod:`.variation`); 3: ``split``
-    content_versions = (1, 2, 3, 4)
+    #: 1: one convention; 2: per-document styles (:mod:`.variation`); 3: ``split``;
+    #: 4: photo recipe 2; 5: ja-JP in fonts the PDF embeds
+    content_versions = (1, 2, 3, 4, 5)
     split = "split"
 
     def content_tables(self, content: int) -> dict[str, pa.Schema]:

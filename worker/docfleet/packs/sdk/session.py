@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from docfleet.packs.base import DocumentSource, RenderedDocument
+from docfleet.packs.sdk import style
 from docfleet.packs.sdk.capture import Captured, capture, markable_boxes
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.printing import (
@@ -67,7 +68,9 @@ class DocumentSteps(Protocol):
     ``ink_*`` columns, the ``chars`` table, :func:`ink_truth`), holds its pages to the
     visibility check and keeps every carried quad on its page; ``photo_content``: the first
     content version whose photos use photo recipe 2 (:data:`~docfleet.render.capture.
-    PHOTO_RECIPES`: the same geometry for about half the CPU)."""
+    PHOTO_RECIPES`: the same geometry for about half the CPU); ``font_content``: the first
+    content version whose documents print a language's own characters in a font the PDF
+    embeds (:func:`embedded_fonts`)."""
 
     @property
     def tables(self) -> Mapping[str, pa.Schema]:
@@ -114,6 +117,18 @@ def photo_recipe(steps: DocumentSteps, content: int) -> int:
     return 2 if _since(steps, "photo_content", content) else 1
 
 
+def embedded_fonts(context: dict[str, Any]) -> dict[str, Any]:
+    """``context`` with its ``font`` stack naming its language's embedded family
+    (:func:`.style.embedded_fonts`) and no synthesised bold or italic
+    (``font_synthesis``, which the page template prints), for a language that has one;
+    ``context`` itself otherwise."""
+    language = str(context.get("lang") or "")
+    if language.split("-")[0] not in style.EMBEDDED:
+        return context
+    return {**context, "font": style.embedded_fonts(str(context.get("font") or ""), language),
+            "font_synthesis": "none"}
+
+
 def _since(steps: DocumentSteps, first: str, content: int) -> bool:
     """Whether ``content`` is at or past the version the steps' optional ``first``
     attribute names (never when the steps have none)."""
@@ -138,6 +153,7 @@ class TemplatedSession:
         content = getattr(options, "content", 1)
         self.ink = ink_truth(steps, content)
         self.photo_recipe = photo_recipe(steps, content)
+        self.embedded_fonts = _since(steps, "font_content", content)
         self.chromium_path = chromium_path
         self.pages = chromium.pages if chromium else pages
         self._chromium: Chromium | None = chromium
@@ -166,6 +182,8 @@ class TemplatedSession:
         """Record, HTML, printed fields and page count of one document (no browser)."""
         record = self.source.generate(run_id, index)
         context = self.steps.context(record)
+        if self.embedded_fonts:
+            context = embedded_fonts(context)
         html, printed = self.templates.render(self.steps.template(record), context)
         return record, html, printed, len(context["pages"])
 

@@ -22,6 +22,38 @@ MONO = ("'Liberation Mono', monospace", "'DejaVu Sans Mono', monospace")
 #: a form-like look
 FORM = ("'Liberation Sans', sans-serif", "'DejaVu Sans', sans-serif")
 
+#: TrueType families (gothic, mincho) for a language whose Debian fonts are CFF outlines.
+#: Chromium's PDF embeds a TrueType font's glyphs as a font (Type0 / CIDFontType2, as real
+#: Japanese PDFs carry theirs) but draws every glyph of a CFF font (Noto Sans CJK) as a
+#: Type 3 procedure: 70-130 nameless fonts per Japanese invoice, several times the bytes
+#: of a Latin one. BIZ UDPGothic and UDPMincho are Morisawa's (shipped with Windows),
+#: from Debian's fonts-morisawa-bizud-gothic and -mincho; the Mincho has no bold, and a
+#: synthesised bold is drawn as Type 3 too, so such documents synthesise no style.
+EMBEDDED = {"ja": ("'BIZ UDPGothic'", "'BIZ UDPMincho'")}
+#: the CFF families the embedded ones stand in for
+_CFF = {"'noto sans cjk jp'": 0, "'noto serif cjk jp'": 1}
+_GENERIC = ("serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui")
+
+
+def embedded_fonts(stack: str, language: str) -> str:
+    """``stack`` (a CSS font-family list) with ``language``'s embedded family
+    (:data:`EMBEDDED`) in place of a Noto CJK family, else before the generic family: the
+    mincho where the stack's script is serif, the gothic otherwise, so the language's
+    characters come from a font the PDF embeds while its Latin ones keep the stack's own
+    face. ``stack`` unchanged for a language without one; idempotent."""
+    faces = EMBEDDED.get(language.split("-")[0])
+    if faces is None:
+        return stack
+    names = [name.strip() for name in stack.split(",") if name.strip()]
+    if any(name in faces for name in names):
+        return stack
+    serif = next((_CFF[n.lower()] for n in names if n.lower() in _CFF),
+                 int(bool(names) and names[-1] == "serif"))
+    names = [name for name in names if name.lower() not in _CFF]
+    at = next((k for k, name in enumerate(names) if name in _GENERIC), len(names))
+    names.insert(at, faces[serif])
+    return ", ".join(names)
+
 
 def barcode_bars(text: str, width: float) -> list[tuple[float, float]]:
     """Bars (x, width) in CSS px of a decorative barcode drawn from ``text`` (no text of
