@@ -3,7 +3,9 @@ seed (a ``random.Random`` of its own, so the look never shifts the record's draw
 
 Fonts are only families of Debian's fonts-dejavu-core and fonts-liberation2 (what
 setup-dev and the image install), so layouts are the same wherever the worker runs; a
-locale's script may override them (:attr:`.locales.Jurisdiction.fonts`)."""
+locale's script may override them (:attr:`.locales.Jurisdiction.fonts`), and from the
+content versions that embed them a language's TrueType families stand in for its CFF ones
+(:func:`embedded_fonts`: Japanese in BIZ UD)."""
 
 from __future__ import annotations
 
