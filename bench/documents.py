@@ -308,7 +308,8 @@ def fixed_by_process(rounds: int) -> dict[str, Any]:
 
 def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None,
           pack: str = "invoice") -> dict[str, Any]:
-    """CPU and wall time of a real ``docfleet run --pack PACK`` of ``docs`` documents."""
+    """CPU and wall time of a real ``docfleet run --pack PACK`` of ``docs`` documents, and
+    its documents' mean size in bytes."""
     with tempfile.TemporaryDirectory(prefix="docfleet-bench-") as tmp:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
         if chromium:
@@ -327,12 +328,13 @@ def fleet(meter: Meter, mode: str, tasks: int, docs: int, chromium: str | None,
         seconds = time.perf_counter() - t0
         if result.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-        made = len(list(Path(tmp, "out", run_id, "documents").iterdir()))
-        if made != docs:
-            raise SystemExit(f"{' '.join(cmd)} wrote {made} documents, not {docs}")
+        sizes = [p.stat().st_size for p in Path(tmp, "out", run_id, "documents").iterdir()]
+        if len(sizes) != docs:
+            raise SystemExit(f"{' '.join(cmd)} wrote {len(sizes)} documents, not {docs}")
     return {"mode": mode, "pack": pack, "tasks": tasks, "documents": docs,
             "seconds": round(seconds, 2), "cpu_s": round(cpu, 3),
-            "documents_per_s": round(docs / seconds, 2)}
+            "documents_per_s": round(docs / seconds, 2),
+            "bytes_per_document": round(sum(sizes) / docs)}
 
 
 def measure(meter: Meter, mode: str, pack: str, tasks: list[int], small: int, large: int,

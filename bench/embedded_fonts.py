@@ -21,7 +21,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from documents import CgroupMeter, Meter, ProcMeter
+from documents import CgroupMeter, Meter, ProcMeter, fleet
 
 RESULTS = Path(__file__).parent / "results" / "embedded_fonts.json"
 PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
@@ -44,21 +43,6 @@ def _versions(pack: str) -> tuple[int, int]:
                           check=True)
     new = int(done.stdout.strip())
     return new - 1, new
-
-
-def _run(meter: Meter, pack: str, content: int, docs: int) -> tuple[float, float]:
-    """(CPU seconds, mean bytes per PDF) of a one-task clean ja-JP run of ``docs``."""
-    with tempfile.TemporaryDirectory(prefix="docfleet-bench-fonts-") as tmp:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("DOCFLEET_")}
-        cmd = [sys.executable, "-m", "docfleet", "run", "--run-id", "fonts", "--pack", pack,
-               "--total", str(docs), "--tasks", "1", "--state", f"sqlite:///{tmp}/state.db",
-               "--out", f"file://{tmp}/out", "--option", "conditions=clean",
-               "--option", "locales=ja-JP", "--option", f"content={content}"]
-        result, cpu = meter.run(cmd, env=env, capture_output=True, text=True, cwd=tmp)
-        if result.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)} failed:\n{result.stderr[-3000:]}")
-        sizes = [p.stat().st_size for p in Path(tmp, "out", "fonts", "documents").iterdir()]
-        return cpu, sum(sizes) / len(sizes)
 
 
 def main() -> None:
@@ -81,10 +65,12 @@ def main() -> None:
         size: dict[int, list[float]] = {v: [] for v in versions}
         for _ in range(args.rounds):
             for v in versions:  # interleaved: load drifts hit both alike
-                small, _ = _run(meter, pack, v, args.small)
-                large, mean_bytes = _run(meter, pack, v, args.large)
-                cpu[v].append((large - small) * 1000 / (args.large - args.small))
-                size[v].append(mean_bytes / 1000)
+                spec = f"{pack}:locales=ja-JP;content={v}"  # clean: fleet's pdf-clean
+                small = fleet(meter, "pdf-clean", 1, args.small, None, spec)
+                large = fleet(meter, "pdf-clean", 1, args.large, None, spec)
+                cpu[v].append((large["cpu_s"] - small["cpu_s"]) * 1000
+                              / (args.large - args.small))
+                size[v].append(large["bytes_per_document"] / 1000)
         old, new = versions
         rows = {str(v): {"cpu_ms_per_document": round(statistics.median(cpu[v]), 1),
                          "rounds": [round(x, 1) for x in cpu[v]],

@@ -65,7 +65,7 @@ LOCALE_FAKERS = r"""
 import time
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.parties import faker
-import faker as _
+import faker as _  # Faker's own import, before the clock starts (parties imports it lazily)
 t = time.process_time()
 for locale in sorted({j.faker_locale for j in JURISDICTIONS.values()}):
     faker(locale)
