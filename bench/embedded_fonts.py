@@ -31,7 +31,7 @@ from rich.table import Table
 from documents import CgroupMeter, Meter, ProcMeter, fleet
 
 RESULTS = Path(__file__).parent / "results" / "embedded_fonts.json"
-PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
+PACKS = ("invoice", "receipt", "purchase_order", "bank_statement", "form")
 
 
 def _versions(pack: str) -> tuple[int, int]:

@@ -1,8 +1,9 @@
 """Japanese in fonts the PDF embeds (``packs/sdk/style.py``, each pack's ``font_content``):
-from that content version on, every font of a ja-JP document is a font the PDF embeds
-(Type0, its glyphs in an embedded TrueType file) and its kana and kanji come from BIZ
-UDPGothic or UDPMincho; the version before still draws them as Type 3 procedures (its
-documents keep their bytes). Real Chromium, real PDFs read with pikepdf."""
+from that content version on, every font of a ja-JP document of every document pack is a
+font the PDF embeds (Type0, its glyphs in an embedded TrueType file) and its kana and
+kanji come from BIZ UDPGothic or UDPMincho; the version before still draws them as Type 3
+procedures (its documents keep their bytes); a form's typed answers print within the
+widths it was laid out for. Real Chromium, real PDFs read with pikepdf."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import pikepdf
 import pytest
 
 from docfleet.packs.bank_statement import BankStatementPack
+from docfleet.packs.form import FormPack
+from docfleet.packs.form.source import FormSource
 from docfleet.packs.invoice.pack import InvoicePack
 from docfleet.packs.purchase_order import PurchaseOrderPack
 from docfleet.packs.receipt import ReceiptPack
@@ -21,7 +24,8 @@ from docfleet.packs.sdk.style import MONO, SANS, SERIF, embedded_fonts
 from docfleet.render.browser import Chromium
 
 PACKS = {"invoice": InvoicePack, "receipt": ReceiptPack,
-         "purchase_order": PurchaseOrderPack, "bank_statement": BankStatementPack}
+         "purchase_order": PurchaseOrderPack, "bank_statement": BankStatementPack,
+         "form": FormPack}
 
 
 def _fonts(pdf: bytes) -> list[tuple[str, str, bool, str]]:
@@ -42,15 +46,19 @@ def _fonts(pdf: bytes) -> list[tuple[str, str, bool, str]]:
     return out
 
 
-def _render(chromium: Chromium, name: str, content: int, count: int) -> list[bytes]:
+def _documents(chromium: Chromium, name: str, content: int, count: int) -> list[Any]:
     pack = PACKS[name]()
     session = pack.session({"locales": "ja-JP", "conditions": "clean", "content": content,
                             "cover": "archetypes"}, "", 2, chromium)
     try:
-        return [data for doc in session.render("embedded-fonts", range(count))
-                for data in doc.files.values()]
+        return list(session.render("embedded-fonts", range(count)))
     finally:
         session.close()
+
+
+def _render(chromium: Chromium, name: str, content: int, count: int) -> list[bytes]:
+    return [data for doc in _documents(chromium, name, content, count)
+            for data in doc.files.values()]
 
 
 @pytest.mark.parametrize("name", sorted(PACKS))
@@ -60,7 +68,7 @@ def test_a_japanese_document_embeds_every_font_from_the_new_version(
     pack = PACKS[name]()
     newest = pack.content_versions[-1]
     assert pack.steps.font_content == newest  # type: ignore[attr-defined]
-    count = 8  # every archetype of the pack once (cover), the first print block
+    count = 8  # every archetype of the pack once (cover; the form's 6 and 2 again)
     for pdf in _render(chromium, name, newest, count):
         fonts = _fonts(pdf)
         assert fonts, "a document with no font"
@@ -99,3 +107,37 @@ def test_only_a_japanese_context_changes() -> None:
     for lang in ("en", "ar", "fr"):
         other = {**context, "lang": lang}
         assert embedded_context(other) is other
+
+
+def test_a_typed_japanese_answer_prints_within_the_widths_its_form_was_laid_out_for(
+    chromium: Chromium
+) -> None:
+    """A form lays its answers out from each writer's width model (a box too short, a
+    value cut where the box ends, ``overflow``): from the embedded version on, the typed
+    hand is BIZ UDPGothic, wider in Latin and digits than Noto and narrower in its
+    proportional kana, and every typed answer prints between its writer's narrowest and
+    widest estimate (px, from the field's box in the PDF)."""
+    pack = FormPack()
+    content = pack.content_versions[-1]
+    count = 24
+    documents = _documents(chromium, "form", content, count)
+    source = FormSource(pack.parse({"locales": "ja-JP", "conditions": "clean",
+                                    "content": content, "cover": "archetypes"}))
+    checked = 0
+    for doc in documents:
+        record = source.generate("embedded-fonts", doc.index)
+        typed = record.writers[0]
+        assert typed.font == "BIZ UDPGothic"
+        boxes = {f["field"]: f for f in doc.rows["fields"] if f["occurrence"] == 0}
+        for section in record.sections:
+            for block in section.blocks:
+                for e in block.entries:
+                    if e.writer or not e.filled or e.kind != "text" or e.text is None:
+                        continue
+                    box = boxes[e.key]
+                    width = (box["x1"] - box["x0"]) / 0.75  # pt -> CSS px
+                    assert typed.min_width(e.text) - 1 <= width <= typed.max_width(e.text), \
+                        (doc.index, e.text, width, typed.min_width(e.text),
+                         typed.max_width(e.text))
+                    checked += 1
+    assert checked >= 40, checked

@@ -237,7 +237,7 @@ def test_the_same_run_and_index_make_the_same_bytes() -> None:
     require(Path(chromium).exists(), f"Chromium at {chromium}")
     pack = FormPack()
     options = pack.validate_options({"cover": "locales"})
-    assert pack.parse(options).content == 2  # a new run: the newest version (photo recipe 2)
+    assert pack.parse(options).content == 3  # a new run: the newest (Japanese embedded)
     made = []
     for _ in range(2):
         session = pack.session(options, chromium, 1)

@@ -19,14 +19,16 @@ from docfleet.packs.form.layouts import LAYOUTS
 from docfleet.packs.form.marks import mark_svg
 from docfleet.packs.form.records import Block, Choice, Entry, FormRecord, Option, date_parts
 from docfleet.packs.form.vocabulary import WORDS
-from docfleet.packs.form.writers import Writer, script_of
+from docfleet.packs.form.writers import FALLBACK, FONT_CONTENT, Writer, script_of
 from docfleet.packs.sdk.locales import JURISDICTIONS
 from docfleet.packs.sdk.pages import Page
-from docfleet.packs.sdk.style import PALETTES, SANS, SERIF
+from docfleet.packs.sdk.style import PALETTES, SANS, SERIF, embedded_fonts
 from docfleet.packs.sdk.text import labels_for
 from docfleet.render.html import Field
 from docfleet.render.logo import logo_svg
 
+#: the lined layout's title face
+TITLE_SERIF = "Liberation Serif, serif"
 #: any date: how many boxes an empty date prints
 EMPTY = dt.date(2000, 1, 1)
 #: one box of a date written in boxes, px; the box size of checkboxes
@@ -38,11 +40,13 @@ def page_size(form: FormRecord) -> tuple[int, int]:
     return page[0], page[1]
 
 
-def writer_css(writers: tuple[Writer, ...], script: str) -> Markup:
-    """Every writer's classes, and its spacing in a date's boxes (``.comb .w{n}``)."""
+def writer_css(writers: tuple[Writer, ...], script: str, fallback: str | None = None
+               ) -> Markup:
+    """Every writer's classes, and its spacing in a date's boxes (``.comb .w{n}``);
+    ``fallback``: the families after each writer's own (default the script's)."""
     rules = []
     for w in writers:
-        rules.append(w.css(script))
+        rules.append(w.css(script, fallback))
         # a date's digits: each centred in its box (.comb .d), never spaced by guess
         rules.append(f".comb .w{w.number} {{ font-size: {min(w.size, 16.0)}px; "
                      "letter-spacing: 0; transform: none; }")
@@ -109,6 +113,11 @@ def build_context(form: FormRecord) -> dict[str, Any]:
     words = labels_for(WORDS, jur.language)
     if jur.locale == "en-US":
         words = {**words, "date_hint": words["date_hint_us"]}
+    script = script_of(jur.language)
+    # content 3 on: a writer's missing glyphs too from a font the PDF embeds
+    embedded = form.content >= FONT_CONTENT
+    fallback = embedded_fonts(FALLBACK[script], jur.language) if embedded else None
+    title_serif = embedded_fonts(TITLE_SERIF, jur.language) if embedded else TITLE_SERIF
     count = len(form.pages)
     pages = []
     for n, parts in enumerate(form.pages, start=1):
@@ -126,7 +135,7 @@ def build_context(form: FormRecord) -> dict[str, Any]:
         "line_height": jur.line_height, "primary": primary, "secondary": secondary,
         "logo": logo_svg(style.getrandbits(32), primary, secondary, 44),
         "W": words, "layout": layout, "box": BOX, "comb_w": COMB,
-        "writer_css": writer_css(form.writers, script_of(jur.language)),
+        "writer_css": writer_css(form.writers, script, fallback), "title_serif": title_serif,
         "form_title": form.title, "form_code": form.form_code,
         "instructions": form.instructions, "declaration": form.declaration,
         "stamp": form.stamp,

@@ -17,6 +17,7 @@ from docfleet.packs.form.layouts import LAYOUTS
 from docfleet.packs.form.records import FormRecord
 from docfleet.packs.form.schema import TABLES
 from docfleet.packs.form.source import FormSource
+from docfleet.packs.form.writers import FONT_CONTENT
 from docfleet.packs.sdk.options import PackOptions
 from docfleet.packs.sdk.pack import TemplatedPack
 from docfleet.packs.sdk.rows import document_meta
@@ -31,6 +32,8 @@ class FormSteps:
     ink_content = 1
     #: photo recipe 2 (the same geometry for about half the CPU) from this version on
     photo_content = 2
+    #: Japanese in fonts the PDF embeds (BIZ UD, no synthesised bold) from this version on
+    font_content = FONT_CONTENT
     #: printed values an annotator highlights, ticks or circles
     markable = ("family_name", "birth_date_year", "policy_number", "signature")
 
@@ -102,5 +105,7 @@ class FormPack(TemplatedPack):
     steps = FormSteps()
     #: the shared ``lines`` option is accepted (up to this) and has nothing to count
     max_lines = 200
-    #: 2: photos with photo recipe 2; 1: the first forms (a run planned before stays 1)
-    content_versions = (1, 2)
+    #: 3: Japanese typed and labelled in BIZ UDPGothic (embedded; SetoFont's missing
+    #: glyphs too); 2: photos with photo recipe 2; 1: the first forms (a run planned
+    #: before stays 1)
+    content_versions = (1, 2, 3)

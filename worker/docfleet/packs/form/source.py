@@ -31,7 +31,7 @@ from docfleet.packs.form.vocabulary import (
     SECTIONS,
     TITLES,
 )
-from docfleet.packs.form.writers import Writer, draw_writers
+from docfleet.packs.form.writers import FONT_CONTENT, Writer, draw_writers
 from docfleet.packs.sdk.locales import JURISDICTIONS, Jurisdiction
 from docfleet.packs.sdk.options import PackOptions, kinds
 from docfleet.packs.sdk.parties import seeded_faker
@@ -232,7 +232,7 @@ class FormSource:
         title = pick(rng, TITLES[language][kind])
         fill = rng.choices(("typed", "handwritten", "mixed"), (2, 5, 3))[0]
         hands = rng.choices((1, 2, 3), (7, 2.5, 0.5))[0]
-        writers = draw_writers(rng, language, hands)
+        writers = draw_writers(rng, language, hands, self.options.content >= FONT_CONTENT)
         signed = FIRST_DAY + dt.timedelta(days=rng.randrange(DAYS))
         answers = Answers(rng, fake, jur, signed)
         filler = _Filler(rng, jur, layout, writers, fill, answers, self.options.content)

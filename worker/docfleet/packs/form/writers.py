@@ -2,7 +2,9 @@
 three handwriting writers per document, each a handwriting font of Debian's packages
 (``fonts-breip``, ``fonts-dancingscript``, ``fonts-kristi``;
 ``fonts-seto`` for Japanese, ``fonts-kacst``'s KacstPen for Arabic) with its own slant,
-size, pressure (weight), ink and a per-entry baseline jitter (offset and tilt), all as CSS."""
+size, pressure (weight), ink and a per-entry baseline jitter (offset and tilt), all as CSS.
+From content :data:`FONT_CONTENT` on, Japanese is typed in a font the PDF embeds
+(:data:`EMBEDDED_TYPED`; ``packs.sdk.style.EMBEDDED``)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,16 @@ TYPED: dict[str, tuple[tuple[str, float, float], ...]] = {
     "ja": (("Noto Sans CJK JP", 0.58, 0.45),),
     "ar": (("Noto Naskh Arabic", 0.60, 0.40),),
 }
+#: content 3 on (:data:`FONT_CONTENT`): a script's typed font in place of a CFF one, which
+#: Chromium draws as Type 3 procedures; BIZ UDPGothic's Latin and digits are wider than
+#: Noto's (per-answer mean up to 0.77 em) and its proportional kana narrower (down to 0.6)
+EMBEDDED_TYPED: dict[str, tuple[tuple[str, float, float], ...]] = {
+    "ja": (("BIZ UDPGothic", 0.78, 0.52),),
+}
+#: the content version from which :data:`EMBEDDED_TYPED` types (the pack's ``font_content``)
+FONT_CONTENT = 3
+#: the narrowest CJK advance (em) of a proportional font (a full-width one: 0.95)
+PROPORTIONAL_CJK = {"BIZ UDPGothic": 0.58}
 #: fallbacks after a writer's own font (a glyph it lacks: Œ, €)
 FALLBACK = {"latin": "'Liberation Sans', sans-serif",
             "ja": "'Noto Sans CJK JP', sans-serif",
@@ -50,6 +62,7 @@ class Writer:
     ink: str
     spacing: float  # letter spacing, px
     jitter: tuple[tuple[float, float], ...]  # (dy px, rotation deg) per jitter class
+    cjk_narrow: float = 0.95  # narrowest CJK advance, em (:data:`PROPORTIONAL_CJK`)
 
     @property
     def handwritten(self) -> bool:
@@ -62,13 +75,14 @@ class Writer:
 
     def min_width(self, text: str) -> float:
         """The narrowest ``text`` can print in this hand, px."""
-        return sum(_advance(ch, self.narrow, 0.95, 0.22) * self.size + min(self.spacing, 0)
-                   for ch in text)
+        return sum(_advance(ch, self.narrow, self.cjk_narrow, 0.22) * self.size
+                   + min(self.spacing, 0) for ch in text)
 
-    def css(self, script: str) -> str:
-        """This writer's CSS classes: ``.w{n}`` and its jitter classes ``.w{n}.j{k}``."""
+    def css(self, script: str, fallback: str | None = None) -> str:
+        """This writer's CSS classes: ``.w{n}`` and its jitter classes ``.w{n}.j{k}``;
+        ``fallback``: the families after its own (default :data:`FALLBACK`'s)."""
         n = self.number
-        rules = [f".w{n} {{ font-family: '{self.font}', {FALLBACK[script]}; "
+        rules = [f".w{n} {{ font-family: '{self.font}', {fallback or FALLBACK[script]}; "
                  f"font-size: {self.size}px; color: {self.ink}; "
                  f"letter-spacing: {self.spacing}px; font-weight: {self.weight}; }}"]
         for k, (dy, rot) in enumerate(self.jitter):
@@ -91,12 +105,17 @@ def script_of(language: str) -> str:
     return language if language in ("ja", "ar") else "latin"
 
 
-def draw_writers(rng: random.Random, language: str, hands: int) -> tuple[Writer, ...]:
-    """The typing (writer 0) and ``hands`` handwriting writers of one document."""
+def draw_writers(rng: random.Random, language: str, hands: int, embedded: bool = False
+                 ) -> tuple[Writer, ...]:
+    """The typing (writer 0) and ``hands`` handwriting writers of one document;
+    ``embedded``: type in :data:`EMBEDDED_TYPED`'s font where the script has one (the
+    same draws either way)."""
     script = script_of(language)
-    font, wide, narrow = rng.choice(TYPED[script])
+    typing = EMBEDDED_TYPED.get(script, TYPED[script]) if embedded else TYPED[script]
+    font, wide, narrow = rng.choice(typing)
     typed = Writer(0, font, rng.choice((13.0, 13.5, 14.0)), wide, narrow, 0.0, 400,
-                   "#111111", 0.0, tuple((0.0, 0.0) for _ in range(JITTERS)))
+                   "#111111", 0.0, tuple((0.0, 0.0) for _ in range(JITTERS)),
+                   PROPORTIONAL_CJK.get(font, 0.95))
     writers = [typed]
     fonts = list(HANDS[script])
     rng.shuffle(fonts)
