@@ -5,7 +5,9 @@ rasterised (pypdfium2) into
 
 - ``docs/grid-conditions.png``: one row per pack, one column per condition (en-GB);
 - ``docs/grid-locales.png``: one row per pack, ja-JP and ar-SA (clean), so the Japanese
-  and Arabic words are seen.
+  and Arabic words are seen;
+- ``docs/form-locales.png``: the top of a clean filled form in each locale, side by side
+  (a run of the form pack alike), and ``docs/locale-ja-jp.png``: the clean ja-JP invoice.
 
 Run from the checkout with its venv (needs Chromium like any run):
 
@@ -28,10 +30,12 @@ from PIL import Image, ImageDraw, ImageFont
 
 PACKS = ("invoice", "receipt", "purchase_order", "bank_statement")
 HEADS = {"invoice": "invoices", "receipt": "receipts", "purchase_order": "purchase_orders",
-         "bank_statement": "statements"}
+         "bank_statement": "statements", "form": "forms"}
 CONDITIONS = ("clean", "scan", "photo", "fax", "annotated")
 LOCALES = ("en-GB", "ja-JP", "ar-SA")
 CELL_W, CELL_H, LABEL_H, GAP = 200, 283, 22, 8
+#: a form panel (its page's top, px) and the gap between panels; the ja-JP invoice's width
+FORM_PANEL, FORM_GAP, INVOICE_W = 560, 20, 373
 FONT = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 
 
@@ -70,6 +74,31 @@ def thumbnail(pdf: Path) -> Image.Image:
     return cell
 
 
+def panel(pdf: Path, width: int, height: int | None = None) -> Image.Image:
+    """The first page at ``width`` px, its top ``height`` px (default: the whole page)."""
+    doc = pdfium.PdfDocument(pdf.read_bytes())
+    try:
+        page = doc[0]
+        image = page.render(scale=2 * width / page.get_size()[0]).to_pil().convert("RGB")
+    finally:
+        doc.close()
+    image = image.resize((width, round(image.height * width / image.width)),
+                         Image.Resampling.LANCZOS)
+    return image.crop((0, 0, width, min(height or image.height, image.height)))
+
+
+def side_by_side(images: list[Image.Image], out: Path) -> None:
+    """``images`` in a row on white, ``FORM_GAP`` apart, saved as a small PNG."""
+    width = sum(i.width for i in images) + FORM_GAP * (len(images) - 1)
+    canvas = Image.new("RGB", (width, max(i.height for i in images)), "white")
+    left = 0
+    for image in images:
+        canvas.paste(image, (left, 0))
+        left += image.width + FORM_GAP
+    canvas.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
+    print(f"wrote {out} ({out.stat().st_size // 1024} KiB)")
+
+
 def sheet(rows: list[tuple[str, list[tuple[str, Path]]]], out: Path) -> None:
     """A grid: one labelled row of labelled thumbnails per entry, saved as a small PNG."""
     cols = max(len(cells) for _, cells in rows)
@@ -97,11 +126,16 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent.parent / "docs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="docfleet-pictures-") as tmp:
-        files = {pack: render_pack(pack, Path(tmp) / pack) for pack in PACKS}
+        files = {pack: render_pack(pack, Path(tmp) / pack) for pack in (*PACKS, "form")}
         sheet([(pack, [(c, files[pack][("en-GB", c)]) for c in CONDITIONS])
                for pack in PACKS], args.out / "grid-conditions.png")
         sheet([(pack, [(loc, files[pack][(loc, "clean")]) for loc in LOCALES[1:]])
                for pack in PACKS], args.out / "grid-locales.png")
+        side_by_side([panel(files["form"][(loc, "clean")], FORM_PANEL, FORM_PANEL)
+                      for loc in LOCALES], args.out / "form-locales.png")
+        invoice = args.out / "locale-ja-jp.png"
+        panel(files["invoice"][("ja-JP", "clean")], INVOICE_W).save(invoice, optimize=True)
+        print(f"wrote {invoice} ({invoice.stat().st_size // 1024} KiB)")
 
 
 if __name__ == "__main__":
