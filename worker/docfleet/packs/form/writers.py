@@ -108,8 +108,8 @@ def script_of(language: str) -> str:
 def draw_writers(rng: random.Random, language: str, hands: int, embedded: bool = False
                  ) -> tuple[Writer, ...]:
     """The typing (writer 0) and ``hands`` handwriting writers of one document;
-    ``embedded``: type in :data:`EMBEDDED_TYPED`'s font where the script has one (the
-    same draws either way)."""
+    ``embedded``: type in :data:`EMBEDDED_TYPED`'s font where the script has one (as
+    many fonts as :data:`TYPED` gives the script, so the rest draws the same)."""
     script = script_of(language)
     typing = EMBEDDED_TYPED.get(script, TYPED[script]) if embedded else TYPED[script]
     font, wide, narrow = rng.choice(typing)
