@@ -60,17 +60,8 @@ def render_pack(pack: str, tmp: Path) -> dict[tuple[str, str], Path]:
 def thumbnail(pdf: Path) -> Image.Image:
     """The first page scaled to the cell's width, its top cut to the cell's height (a tall
     receipt shows its head), on white."""
-    doc = pdfium.PdfDocument(pdf.read_bytes())
-    try:
-        page = doc[0]
-        width, _ = page.get_size()
-        image = page.render(scale=2 * CELL_W / width).to_pil().convert("RGB")
-    finally:
-        doc.close()
-    image = image.resize((CELL_W, round(image.height * CELL_W / image.width)),
-                         Image.Resampling.LANCZOS)
     cell = Image.new("RGB", (CELL_W, CELL_H), "white")
-    cell.paste(image.crop((0, 0, CELL_W, min(CELL_H, image.height))), (0, 0))
+    cell.paste(panel(pdf, CELL_W, CELL_H), (0, 0))
     return cell
 
 
@@ -95,6 +86,11 @@ def side_by_side(images: list[Image.Image], out: Path) -> None:
     for image in images:
         canvas.paste(image, (left, 0))
         left += image.width + FORM_GAP
+    save(canvas, out)
+
+
+def save(canvas: Image.Image, out: Path) -> None:
+    """``canvas`` as a small PNG (128 colours)."""
     canvas.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
     print(f"wrote {out} ({out.stat().st_size // 1024} KiB)")
 
@@ -117,8 +113,7 @@ def sheet(rows: list[tuple[str, list[tuple[str, Path]]]], out: Path) -> None:
             canvas.paste(thumbnail(pdf), (left, top + LABEL_H))
             draw.rectangle((left - 1, top + LABEL_H - 1, left + CELL_W, top + LABEL_H + CELL_H),
                            outline="#999")
-    canvas.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(out, optimize=True)
-    print(f"wrote {out} ({out.stat().st_size // 1024} KiB)")
+    save(canvas, out)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ content versions that embed them a language's TrueType families stand in for its
 from __future__ import annotations
 
 import random
+from functools import cache
 
 #: (primary, secondary) colours
 PALETTES = (
@@ -37,6 +38,7 @@ _CFF = {"'noto sans cjk jp'": 0, "'noto serif cjk jp'": 1}
 _GENERIC = ("serif", "sans-serif", "monospace", "cursive", "fantasy", "system-ui")
 
 
+@cache  # a pure function of two strings, asked again for every document
 def embedded_fonts(stack: str, language: str) -> str:
     """``stack`` (a CSS font-family list) with ``language``'s embedded family
     (:data:`EMBEDDED`) in place of a Noto CJK family, else before the generic family: the
