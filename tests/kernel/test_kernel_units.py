@@ -17,7 +17,7 @@ from docfleet.core.seeding import document_seed
 from docfleet.core.settings import load_settings
 from docfleet.core.uris import redact
 from docfleet.dataset.manifest import Part, build_root, parse_json
-from docfleet.dataset.shards import read_shard, shard_bytes
+from docfleet.dataset.shards import Columns, TableRows, read_shard, shard_bytes
 from docfleet.kernel.planner import MAX_UNIT_SIZE, choose_unit_size, plan_units
 
 
@@ -155,3 +155,39 @@ def test_a_shard_is_the_rows_column_by_column() -> None:
                            write_statistics=True, store_schema=True)
     assert shard_bytes(schema, rows) == sink.getvalue().to_pybytes()
     assert read_shard(shard_bytes(schema, [])).num_rows == 0
+
+
+def test_columns_give_the_bytes_of_their_rows() -> None:
+    """A table's rows given as Arrow columns (``Columns``, what a pack gives for
+    ``chars``) write the bytes their rows as dicts write, alone or among a unit's dict
+    rows in document order (``TableRows``); they read back as those rows; a ``Columns``
+    of another schema is refused."""
+    schema = pa.schema([pa.field("document", pa.int64(), nullable=False),
+                        ("text", pa.string()), ("quad", pa.list_(pa.float64()))],
+                       metadata={b"table": b"t"})
+
+    def rows(document: int, n: int) -> list[dict]:
+        return [{"document": document, "text": f"{document}.{k}", "quad": [k / 3, -0.0]}
+                for k in range(n)]
+
+    def columns(document: int, n: int) -> Columns:
+        return Columns(pa.Table.from_pylist(rows(document, n), schema=schema))
+
+    assert shard_bytes(schema, columns(1, 5)) == shard_bytes(schema, rows(1, 5))
+    unit = TableRows()
+    for piece in (rows(0, 2), columns(1, 3), [], columns(2, 0), rows(3, 1), rows(4, 2),
+                  columns(5, 4)):
+        unit.extend(piece)
+    everything = [r for d, n in ((0, 2), (1, 3), (3, 1), (4, 2), (5, 4)) for r in rows(d, n)]
+    assert len(unit) == len(everything) == 12
+    assert shard_bytes(schema, unit) == shard_bytes(schema, everything)
+    assert read_shard(shard_bytes(schema, unit)).to_pylist() == everything
+    assert shard_bytes(schema, TableRows()) == shard_bytes(schema, [])
+    # a sequence of its rows, equal to them
+    c = columns(7, 3)
+    assert len(c) == 3 and list(c) == rows(7, 3) and c[1] == rows(7, 3)[1]
+    assert c == rows(7, 3) and c == columns(7, 3) and c != rows(7, 2)
+    other = Columns(pa.Table.from_pylist(rows(1, 1)))  # inferred types: not the schema
+    with pytest.raises(ValueError, match="schema"):
+        shard_bytes(schema, other)
+

@@ -20,13 +20,17 @@ import pypdfium2.raw as pdfium_raw
 import pytest
 from PIL import Image, ImageChops
 
+from docfleet.dataset.shards import shard_bytes
 from docfleet.packs.base import RenderedDocument
 from docfleet.packs.form import FormPack
 from docfleet.packs.invoice.pack import InvoicePack
 from docfleet.packs.receipt import ReceiptPack
+from docfleet.packs.sdk.capture import Carry
 from docfleet.packs.sdk.locales import JURISDICTIONS
-from docfleet.packs.sdk.schema import INK_TABLES
+from docfleet.packs.sdk.rows import char_rows
+from docfleet.packs.sdk.schema import CHARS, INK_TABLES
 from docfleet.render.browser import Chromium
+from docfleet.render.ink import Glyph, Ink
 
 LOCALES = tuple(JURISDICTIONS)
 MARGIN = 0.6  # points around the typographic box where a word's ink may lie (a glyph
@@ -299,3 +303,41 @@ def test_quads_stay_on_a_58_mm_page_and_agree_with_their_boxes(chromium: Chromiu
                     assert hull == pytest.approx(edges(row, prefix), abs=0.002), (table, row)
                     edge += max(q[0::2]) == w or min(q[0::2]) == 0
     assert edge > 0  # some amount did reach the page's edge
+
+
+def glyph_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
+               ) -> list[dict[str, Any]]:
+    """The ``chars`` rows by their definition, one dict per glyph."""
+    rows, counters = [], {}
+    for page, word, text, box, ink_box in ink.glyphs:
+        number = counters[page] = counters.get(page, -1) + 1
+        x0, y0, x1, y1 = carry.box(page, box)
+        i0, i1, i2, i3 = carry.box(page, ink_box)
+        rows.append({"document": document, "page": page, "char": number, "text": text,
+                     "word": words[word]["word"], "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+                     "ink_x0": i0, "ink_y0": i1, "ink_x1": i2, "ink_y1": i3,
+                     "quad": carry.quad(page, box), "ink_quad": carry.quad(page, ink_box)})
+    return rows
+
+
+@pytest.mark.parametrize("carried", (False, True))
+def test_chars_columns_are_the_rows_of_their_glyphs(carried: bool) -> None:
+    """``char_rows`` builds its columns at once: the same rows, and shard bytes, as one
+    dict per glyph, clean and through a capture's carry; no glyph, no row."""
+    glyphs = [Glyph(1, 0, "A", (10.0, 20.0, 16.5, 31.0), (10.4, 22.1, 16.1, 29.0)),
+              Glyph(1, 0, "b", (16.5, 20.0, 21.0, 31.0), (16.9, 21.7, 20.6, 29.2)),
+              Glyph(1, 2, "ü", (30.0, 20.0, 35.25, 31.0), (30.3, 22.0, 35.0, -0.0)),
+              Glyph(2, 1, "7", (10.0, 40.0, 15.0, 51.0), (10.6, 41.9, 14.4, 49.0))]
+    ink = Ink(words=[], fields=[], labels=[], glyphs=glyphs, faults=[])
+    words = [{"word": 0}, {"word": 0}, {"word": 1}]  # page 2's first word, page 1's second
+    carry = Carry(lambda page, b: (b[0] * 2, b[1] + page, b[2] * 2, b[3] + page),
+                  lambda page, b: (b[0], b[1], b[2], b[1] + 0.5, b[2], b[3], b[0] - page,
+                                   b[3])) if carried else Carry()
+    built = char_rows(7, ink, words, carry)
+    expected = glyph_rows(7, ink, words, carry)
+    assert [r["char"] for r in expected] == [0, 1, 2, 0]
+    assert list(built) == expected
+    assert shard_bytes(CHARS, built) == shard_bytes(CHARS, expected)
+    none = char_rows(7, Ink([], [], [], [], []), words, carry)
+    assert len(none) == 0 and shard_bytes(CHARS, none) == shard_bytes(CHARS, [])
+

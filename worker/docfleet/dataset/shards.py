@@ -5,27 +5,105 @@ from __future__ import annotations
 import importlib.abc
 import io
 import sys
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import Any, overload
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 
-def shard_bytes(schema: pa.Schema, rows: list[dict[str, Any]]) -> bytes:
+class Columns(Sequence[dict[str, Any]]):
+    """Rows of one golden table held as Arrow columns: what a pack gives for a table of
+    thousands of rows a document (``chars``), converted once instead of row by row.
+    ``table`` has the table's schema (:func:`shard_bytes` raises ``ValueError`` if not).
+    Also a read-only sequence of row dicts, each built on demand (for tests and callers
+    that want rows); equal to another ``Columns`` or list with the same rows."""
+
+    __slots__ = ("table",)
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        return self.table.to_pylist()[index]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.table.to_pylist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Columns):
+            return bool(self.table.equals(other.table))
+        return isinstance(other, list) and self.table.to_pylist() == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Columns({self.table.num_rows} rows)"
+
+
+class TableRows:
+    """One table's rows of a unit as its documents give them, in order: row dicts, or
+    :class:`Columns` kept as they are (no conversion until :func:`shard_bytes`)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[list[dict[str, Any]] | pa.Table] = []
+        self._count = 0
+
+    def extend(self, rows: Sequence[dict[str, Any]]) -> None:
+        if isinstance(rows, Columns):
+            self.chunks.append(rows.table)
+        elif rows:
+            if not self.chunks or not isinstance(self.chunks[-1], list):
+                self.chunks.append([])
+            self.chunks[-1].extend(rows)
+        self._count += len(rows)
+
+    def __len__(self) -> int:
+        return self._count
+
+
+def shard_bytes(schema: pa.Schema, rows: Sequence[dict[str, Any]] | TableRows) -> bytes:
     """Encode ``rows`` as Parquet with ``schema``: a key missing from a row is null, a key
-    not in the schema is ignored. Same rows → same bytes (no timestamps, fixed writer
-    options). Raises ``pyarrow.ArrowInvalid``/``TypeError`` if a value does not fit its
-    column's type."""
-    # one conversion of the rows as structs (in Arrow, not a Python list per column):
-    # the same columns, a missing key null, a key not in the schema ignored
-    columns = pa.array(rows, type=pa.struct(list(schema))).flatten()
-    table = pa.Table.from_arrays(columns, schema=schema)
+    not in the schema is ignored; :class:`Columns` (alone or among a :class:`TableRows`'
+    chunks) go in as they are, the same bytes as their rows would give. Same rows → same
+    bytes (no timestamps, fixed writer options). Raises ``pyarrow.ArrowInvalid``/
+    ``TypeError`` if a value does not fit its column's type, ``ValueError`` if a
+    ``Columns``' schema is not ``schema``."""
+    if isinstance(rows, TableRows):
+        chunks = rows.chunks
+    elif isinstance(rows, Columns):
+        chunks = [rows.table]
+    else:
+        chunks = [list(rows)]
+    tables = [_from_rows(schema, c) if isinstance(c, list) else _checked(schema, c)
+              for c in chunks] or [_from_rows(schema, [])]
+    table = tables[0] if len(tables) == 1 else pa.concat_tables(tables).combine_chunks()
     sink = io.BytesIO()
     pq.write_table(
         table, sink, compression="zstd", use_dictionary=True, write_statistics=True,
         store_schema=True,
     )
     return sink.getvalue()
+
+
+def _from_rows(schema: pa.Schema, rows: list[dict[str, Any]]) -> pa.Table:
+    # one conversion of the rows as structs (in Arrow, not a Python list per column):
+    # the same columns, a missing key null, a key not in the schema ignored
+    columns = pa.array(rows, type=pa.struct(list(schema))).flatten()
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _checked(schema: pa.Schema, table: pa.Table) -> pa.Table:
+    if not table.schema.equals(schema, check_metadata=True):
+        raise ValueError(f"columns with schema {table.schema} for a table of {schema}")
+    return table
 
 
 def read_shard(data: bytes) -> pa.Table:

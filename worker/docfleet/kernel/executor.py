@@ -24,7 +24,7 @@ from docfleet.core.identity import TaskIdentity
 from docfleet.core.models import Claim, RunSpec
 from docfleet.core.settings import Settings
 from docfleet.dataset.manifest import Part, RunFiles, document_key, part_key, sha256, shard_key
-from docfleet.dataset.shards import shard_bytes
+from docfleet.dataset.shards import TableRows, shard_bytes
 from docfleet.kernel.claims import ClaimQueue
 from docfleet.kernel.exits import EXIT_STORE
 from docfleet.kernel.lease import Heartbeat, LeaseKeeper
@@ -178,7 +178,7 @@ class UnitExecutor:
     def _produce(self, claim: Claim, keeper: LeaseKeeper) -> UnitOutcome:
         began = time.monotonic()
         part = Part(claim.run_id, claim.unit_index, claim.start, claim.count)
-        rows: dict[str, list[dict]] = {table: [] for table in self.tables}
+        rows = {table: TableRows() for table in self.tables}
         written = 0
         documents = self._session_for_work().render(claim.run_id, claim.indexes,
                                                     self.spec.total)

@@ -34,11 +34,13 @@ if TYPE_CHECKING:
 @dataclass
 class RenderedDocument:
     """One generated document: its files (name relative to ``documents/`` → bytes) and
-    its golden rows per table. Both must be a pure function of (run_id, index, options)."""
+    its golden rows per table: row dicts, or for a table of thousands of rows a
+    :class:`docfleet.dataset.shards.Columns` (a sequence of the same rows, converted to
+    Arrow once). Both must be a pure function of (run_id, index, options)."""
 
     index: int
     files: dict[str, bytes]
-    rows: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    rows: dict[str, Sequence[dict[str, Any]]] = field(default_factory=dict)
 
 
 #: what a golden table may hold (:attr:`GoldenTables.roles`)

@@ -256,7 +256,12 @@ def _unseen(page: object, words: list[tuple[int, WordBox]], word_ink: list[Box |
     """Faults for the words of ``page`` whose ink shows no contrast on its raster."""
     scale = VISIBILITY_DPI / 72
     image = page.render(scale=scale, grayscale=True,  # type: ignore[attr-defined]
-                        draw_annots=False).to_pil().convert("L")
+                        draw_annots=False).to_pil()
+    if image.mode != "L":
+        image = image.convert("L")
+    # Pillow's core image: a crop and its extrema in C, no Python Image per word (the
+    # same pixels as ``Image.crop``, which rounds its box to these ints)
+    crop = image.im.crop
     faults = []
     for k, w in words:
         ink = word_ink[k]
@@ -270,7 +275,7 @@ def _unseen(page: object, words: list[tuple[int, WordBox]], word_ink: list[Box |
         x0, y0 = math.floor(ink[0] * scale), math.floor(ink[1] * scale)
         x1 = max(x0 + 1, math.ceil(ink[2] * scale))
         y1 = max(y0 + 1, math.ceil(ink[3] * scale))
-        lo, hi = image.crop((x0, y0, x1, y1)).getextrema()  # past the edge: black
+        lo, hi = crop((x0, y0, x1, y1)).getextrema()  # past the edge: black
         if hi - lo < MIN_CONTRAST:
             faults.append(f"word {w.text!r}{_owner(w)} is not visible on page {w.page}")
     return faults

@@ -12,8 +12,12 @@ and the ``chars`` table, each ink box through the same carry as its box.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
+from docfleet.dataset.shards import Columns
 from docfleet.packs.sdk.capture import Carry
 from docfleet.render.html import PrintedField
 from docfleet.render.ink import Ink
@@ -108,23 +112,51 @@ def word_rows(document: int, layout: Layout, carry: Carry = _CLEAN, ink: Ink | N
 
 
 def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry = _CLEAN
-              ) -> list[dict[str, Any]]:
+              ) -> Columns:
     """One row per printed glyph (``ink.glyphs``, in reading order), numbered per page;
-    ``words``: the document's ``words`` rows (a glyph names its word's number)."""
-    rows: list[dict[str, Any]] = []
-    append = rows.append
+    ``words``: the document's ``words`` rows (a glyph names its word's number). Built as
+    columns (a page holds thousands of glyphs): the same rows as one dict per glyph would
+    give, converted to Arrow once."""
+    import pyarrow as pa  # lazy: start-up (pyarrow: loaded by the task, not here)
+
+    from docfleet.packs.sdk.schema import CHARS
+
+    glyphs = ink.glyphs
+    if not glyphs:
+        return Columns(CHARS.empty_table())
+    pages, owners, texts, boxes, inks = zip(*glyphs, strict=True)
     counters: dict[int, int] = {}
-    box_of, quad_of = carry.box, carry.quad
-    for page, word, text, box, ink_box in ink.glyphs:  # thousands a page: no helpers
+    numbers = []
+    for page in pages:
         number = counters.get(page, 0)
         counters[page] = number + 1
-        x0, y0, x1, y1 = box_of(page, box)
-        i0, i1, i2, i3 = box_of(page, ink_box)
-        append({"document": document, "page": page, "char": number, "text": text,
-                "word": words[word]["word"], "x0": x0, "y0": y0, "x1": x1, "y1": y1,
-                "ink_x0": i0, "ink_y0": i1, "ink_x1": i2, "ink_y1": i3,
-                "quad": quad_of(page, box), "ink_quad": quad_of(page, ink_box)})
-    return rows
+        numbers.append(number)
+    if carry.quad_map is not None:
+        quad_of = carry.quad
+        quads = list(chain.from_iterable(map(quad_of, pages, boxes)))
+        ink_quads = list(chain.from_iterable(map(quad_of, pages, inks)))
+    else:  # clean: the box's corners TL, TR, BR, BL
+        quads = list(chain.from_iterable(map(_CORNERS, boxes)))
+        ink_quads = list(chain.from_iterable(map(_CORNERS, inks)))
+    if carry.box_map is not None:
+        boxes = tuple(map(carry.box, pages, boxes))
+        inks = tuple(map(carry.box, pages, inks))
+    number_of = [w["word"] for w in words]
+    offsets = pa.array(range(0, 8 * len(glyphs) + 1, 8), pa.int32())
+    x0, y0, x1, y1 = zip(*boxes, strict=True)
+    i0, i1, i2, i3 = zip(*inks, strict=True)
+    columns = {"document": [document] * len(glyphs), "page": pages, "char": numbers,
+               "text": texts, "word": [number_of[k] for k in owners],
+               "x0": x0, "y0": y0, "x1": x1, "y1": y1,
+               "ink_x0": i0, "ink_y0": i1, "ink_x1": i2, "ink_y1": i3}
+    arrays = [pa.array(columns[f.name], f.type) for f in CHARS if f.name in columns]
+    arrays += [pa.ListArray.from_arrays(offsets, pa.array(q, pa.float64()))
+               for q in (quads, ink_quads)]
+    return Columns(pa.Table.from_arrays(arrays, schema=CHARS))
+
+
+#: a box's corners TL, TR, BR, BL (x, y x 4)
+_CORNERS = itemgetter(0, 1, 2, 1, 2, 3, 0, 3)
 
 
 def text_line_rows(document: int, layout: Layout, carry: Carry = _CLEAN
@@ -191,7 +223,7 @@ def page_rows(document: int, condition: str, sizes: list[tuple[float, float]],
 def layout_rows(document: int, condition: str, printed: list[PrintedField], layout: Layout,
                 carry: Carry, sizes: list[tuple[float, float]],
                 page_params: list[dict[str, Any]] | None, ink: Ink | None = None
-                ) -> dict[str, list[dict[str, Any]]]:
+                ) -> dict[str, Sequence[dict[str, Any]]]:
     """Every shared table's rows of one laid-out document (see the module docstring);
     with ``ink``, the ink columns and the ``chars`` table too."""
     labels, links = label_rows(document, layout, carry, ink)

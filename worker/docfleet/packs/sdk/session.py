@@ -192,8 +192,9 @@ class TemplatedSession:
         if self.options.format == "html":
             for index in indexes:
                 record, html, printed, _ = self.prepare(run_id, index)
-                rows = self.steps.rows(record, None)
-                rows.update(html_rows(record.document, printed, self.ink))
+                rows: dict[str, Sequence[dict[str, Any]]] = {
+                    **self.steps.rows(record, None),
+                    **html_rows(record.document, printed, self.ink)}
                 yield RenderedDocument(index=record.document,
                                        files={record.file: html.encode()}, rows=rows)
             return
@@ -237,9 +238,10 @@ class TemplatedSession:
             clamp=self.ink, photo_recipe=self.photo_recipe)
         printed = PrintedDocument(doc.pages, captured.size, _written_size(captured),
                                   layout)
-        rows = self.steps.rows(record, printed)
-        rows.update(layout_rows(record.document, record.condition, doc.printed, layout,
-                                captured.carry, captured.sizes, captured.page_params, ink))
+        rows: dict[str, Sequence[dict[str, Any]]] = {
+            **self.steps.rows(record, printed),
+            **layout_rows(record.document, record.condition, doc.printed, layout,
+                          captured.carry, captured.sizes, captured.page_params, ink)}
         return RenderedDocument(index=record.document, files={record.file: captured.pdf},
                                 rows=rows)
 
