@@ -183,17 +183,24 @@ def test_the_layout_s_boxes_converted_at_once_are_those_converted_one_by_one() -
     def pt(box: list[float]) -> tuple[float, ...]:
         return tuple(round(v * PX_TO_PT, 3) for v in box)
 
+    words = [_box(rng) for _ in range(200)]
+    lines = [_box(rng) for _ in range(40)]
     raw = {"pages": 1, "faults": [], "hidden": [],
            "fields": [{"field": f"f{k}", "line": None, "occ": 0, "text": "t", "page": 1,
                        "box": _box(rng), "lines": [_box(rng) for _ in range(k % 3)]}
                       for k in range(30)],
+           "keys": [["f0", None, 0], ["f1", 2, 1]],
            "labels": [{"id": k, "page": 1, "kind": "label", "name": "n", "scope": None,
                        "text": "t", "box": _box(rng), "lines": [_box(rng)] * (k % 2 + 1),
                        "links": []} for k in range(12)],
-           "words": [{"page": 1, "text": "w", "box": _box(rng), "field": None, "line": None,
-                      "occ": None} for _ in range(200)],
-           "lines": [{"page": 1, "number": k, "text": "l", "box": _box(rng), "first": 0,
-                      "count": 1} for k in range(40)],
+           "words": {"page": [1] * 200, "text": [f"w{k}" for k in range(200)],
+                     "box": [v for b in words for v in b],
+                     "key": [k % 3 - 1 for k in range(200)],
+                     "label": [k % 4 - 1 for k in range(200)],
+                     "tline": [k // 5 for k in range(200)]},
+           "lines": {"page": [1] * 40, "number": list(range(40)),
+                     "box": [v for b in lines for v in b], "first": [5 * k for k in range(40)],
+                     "count": [5] * 40},
            "cells": [{"page": 1, "table": "items", "index": 0, "row": k, "column": 0,
                       "span": 1, "header": False, "text": "c", "box": _box(rng),
                       "field": None, "line": None} for k in range(25)]}
@@ -202,11 +209,20 @@ def test_the_layout_s_boxes_converted_at_once_are_those_converted_one_by_one() -
         (pt(f["box"]), tuple(pt(b) for b in f["lines"])) for f in raw["fields"]]
     assert [(lab.box, lab.lines) for lab in layout.labels] == [
         (pt(lab["box"]), tuple(pt(b) for b in lab["lines"])) for lab in raw["labels"]]
-    for ours, theirs in (("words", layout.words), ("lines", layout.lines),
-                         ("cells", layout.cells)):
-        assert repr([x.box for x in theirs]) == repr([pt(x["box"]) for x in raw[ours]])
-    raw["words"][3]["box"] = [1.0, 2.0, 3.0]
+    for theirs, boxes in ((layout.words, words), (layout.lines, lines),
+                          (layout.cells, [c["box"] for c in raw["cells"]])):
+        assert repr([x.box for x in theirs]) == repr([pt(b) for b in boxes])
+    # the columns: a word's field by its key (-1: none), its label (-1: none); a line's
+    # text is its words'
+    assert [(w.field, w.line, w.occurrence, w.label) for w in layout.words[:4]] == [
+        (None, None, None, None), ("f0", None, 0, 0), ("f1", 2, 1, 1), (None, None, None, 2)]
+    assert layout.lines[1].text == "w5 w6 w7 w8 w9" and layout.words[7].text_line == 1
+    raw["fields"][3]["box"] = [1.0, 2.0, 3.0]
     with pytest.raises(ValueError, match="a box of 3 values"):
+        parse_layout(raw)
+    raw["fields"][3]["box"] = [1.0, 2.0, 3.0, 4.0]
+    raw["words"]["box"].pop()
+    with pytest.raises(ValueError, match="words: columns of unequal length"):
         parse_layout(raw)
 
 
@@ -238,9 +254,9 @@ def test_the_ink_and_layout_need_no_numpy(chromium: Chromium, tmp_path: Path) ->
             "<p><span data-field='total'>Total 1 234,50 €</span></p></div></body></html>")
     printed = chromium.submit(html, 600, 400).result(timeout=120)
     assert printed.pdf is not None and printed.layout.words
-    raw = {"pages": 1, "faults": [], "fields": [], "words": [
-        {"page": 1, "text": "w", "box": [1, 2.5, 30.25, 14], "field": None, "line": None,
-         "occ": None}]}
+    raw = {"pages": 1, "faults": [], "fields": [], "words": {
+        "page": [1], "text": ["w"], "box": [1, 2.5, 30.25, 14], "key": [-1], "label": [-1],
+        "tline": [0]}}
     values = [0.1, 2.0005, 612.0, -0.0004]
     data = tmp_path / "case.pickle"
     data.write_bytes(pickle.dumps((printed.pdf, printed.layout, raw, values)))

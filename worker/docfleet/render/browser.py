@@ -11,7 +11,8 @@ A batch is printed by one ``page.pdf`` call: each page is loaded once with an em
 skeleton, and every batch replaces its body with one shadow root per document (each
 document's own styles stay scoped to it; its ``html``/``body`` rules apply to the shadow
 host), separated by page breaks. The boxes of every document come back as one JSON string
-(parsing it in Python is far cheaper than Playwright's object conversion), and the PDF is
+(parsing it in Python is far cheaper than Playwright's object conversion; words and lines
+as columns, a third less for the renderer, browser, driver and task to pass on), and the PDF is
 split into one PDF per document (:func:`docfleet.render.pdf.split_pdf`). A batch that
 fails is printed again, then one document at a time, so a broken document fails alone.
 

@@ -13,7 +13,7 @@ fail the document (:func:`docfleet.packs.sdk.session.ink_truth`).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from typing import Any
@@ -21,12 +21,17 @@ from typing import Any
 PX_TO_PT = 0.75
 
 #: Run in the page on one document's root (its shadow root in a batch, see
-#: :mod:`docfleet.render.browser`); returns {pages, fields, words, lines, labels, cells,
-#: faults}.
+#: :mod:`docfleet.render.browser`); returns {pages, fields, keys, words, lines, labels,
+#: cells, faults, hidden} (words and lines as columns: :func:`parse_layout`).
 EXTRACT_JS = r"""
 (root) => {
-  const out = {pages: 0, fields: [], words: [], lines: [], labels: [], cells: [], faults: [],
-               hidden: []};
+  // words and lines go back as columns (their boxes flat, x0 y0 x1 y1 each; a word's
+  // field as an index into keys, -1 for none; its label id, -1 for none; a line's text is
+  // its words'): a third less JSON for every process it passes through (renderer,
+  // browser, Playwright's driver, the task)
+  const out = {pages: 0, fields: [], keys: [], labels: [], cells: [], faults: [], hidden: [],
+               words: {page: [], text: [], box: [], key: [], label: [], tline: []},
+               lines: {page: [], number: [], box: [], first: [], count: []}};
   const pages = Array.from(root.querySelectorAll('div.page'));
   out.pages = pages.length;
   const union = (rects) => {
@@ -115,12 +120,15 @@ EXTRACT_JS = r"""
     const fieldEls = Array.from(pg.querySelectorAll('[data-field]'));
     // dataset reads are slow: every field element's key once, and its elements by name
     const keys = new Map();
+    const keyIds = new Map();  // field element → its index in out.keys
     const byName = new Map();
     for (const el of fieldEls) {
       const line = el.getAttribute('data-line');
       const key = {field: el.getAttribute('data-field'), line: line === null ? null : +line,
                    occ: +el.getAttribute('data-occ')};
       keys.set(el, key);
+      keyIds.set(el, out.keys.length);
+      out.keys.push([key.field, key.line, key.occ]);
       if (!byName.has(key.field)) byName.set(key.field, []);
       byName.get(key.field).push(el);
     }
@@ -259,25 +267,24 @@ EXTRACT_JS = r"""
     words.forEach((w, k) => {
       if (!line || line.block !== w.block || !sameLine(line.last, w.box)) {
         line = {page: n, number: pageLines.length, block: w.block,
-                box: w.box.slice(), text: w.text, first: k, count: 0, last: w.box};
+                box: w.box.slice(), first: k, count: 0, last: w.box};
         pageLines.push(line);
       } else {
-        line.text += ' ' + w.text;
         line.box = [Math.min(line.box[0], w.box[0]), Math.min(line.box[1], w.box[1]),
                     Math.max(line.box[2], w.box[2]), Math.max(line.box[3], w.box[3])];
       }
       line.count += 1;
       line.last = w.box;
-      const o = w.owner ? keys.get(w.owner) : null;
-      out.words.push({page: n, text: w.text, box: rel(w.box),
-                      field: o ? o.field : null, line: o ? o.line : null,
-                      occ: o ? o.occ : null,
-                      label: w.label && labelIds.has(w.label) ? labelIds.get(w.label) : null,
-                      tline: line.number});
+      const W = out.words;
+      W.page.push(n); W.text.push(w.text); W.box.push(...rel(w.box));
+      W.key.push(w.owner ? keyIds.get(w.owner) : -1);
+      W.label.push(w.label && labelIds.has(w.label) ? labelIds.get(w.label) : -1);
+      W.tline.push(line.number);
     });
+    const L = out.lines;
     for (const l of pageLines) {
-      out.lines.push({page: n, number: l.number, text: l.text, box: rel(l.box),
-                      first: l.first, count: l.count});
+      L.page.push(n); L.number.push(l.number); L.box.push(...rel(l.box));
+      L.first.push(l.first); L.count.push(l.count);
     }
     // table structure: every <table data-table=NAME>, one entry per cell
     pg.querySelectorAll('table[data-table]').forEach((table, t) => {
@@ -427,49 +434,68 @@ def _floats(a: Any) -> list[float]:
     return floats
 
 
-def _in_points(raw: dict[str, Any]) -> Callable[[list[float]], Box]:
-    """Every box of the script's result converted at once (``round(v * PX_TO_PT, 3)``
-    each): the converted box of one of them (raises ``ValueError`` for a box of other than
-    4 values, ``KeyError`` for a list that is not one of the result's boxes)."""
+def parse_layout(raw: dict[str, Any]) -> Layout:
+    """Convert the script's result (CSS px, parsed from the page's JSON) to points: every
+    box at once (``round(v * PX_TO_PT, 3)`` each, :func:`round3`). Words and lines come
+    as columns (see the script), a line's text is its words' joined by one space. Raises
+    ``ValueError`` for a box of other than 4 values or columns of unequal length."""
+    fields, labels, cells = raw["fields"], raw.get("labels", ()), raw.get("cells", ())
+    words, lines = raw["words"], raw.get("lines") or _NO_LINES
     boxes: list[list[float]] = []
-    for f in raw["fields"]:
+    for f in fields:
         boxes += [f["box"], *f.get("lines", ())]
-    for lab in raw.get("labels", ()):
+    for lab in labels:
         boxes += [lab["box"], *lab["lines"]]
-    for group in ("words", "lines", "cells"):
-        boxes += [item["box"] for item in raw.get(group, ())]
+    boxes += [c["box"] for c in cells]
     flat: list[float] = []
     for box in boxes:
         if len(box) != 4:
             raise ValueError(f"a box of {len(box)} values: {box!r}")
         flat += box
-    points = round3(flat, PX_TO_PT)
-    converted: dict[int, Box] = {
-        id(box): (points[k], points[k + 1], points[k + 2], points[k + 3])
-        for box, k in zip(boxes, range(0, len(points), 4), strict=True)}
-    return lambda box: converted[id(box)]
+    for name, columns in (("words", words), ("lines", lines)):
+        count = len(columns["page"])
+        if len(columns["box"]) != 4 * count or any(len(v) != count for k, v in
+                                                   columns.items() if k != "box"):
+            raise ValueError(f"{name}: columns of unequal length for {count} {name}")
+    points = round3(flat + words["box"] + lines["box"], PX_TO_PT)
+    at = iter(range(0, len(points), 4))
+
+    def pt() -> Box:
+        k = next(at)
+        return (points[k], points[k + 1], points[k + 2], points[k + 3])
+
+    out_fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], pt(),
+                           tuple(pt() for _ in f.get("lines", ())))
+                  for f in fields]
+    out_labels = [LabelBox(lab["id"], lab["page"], lab["kind"], lab["name"], lab["scope"],
+                           lab["text"], pt(), tuple(pt() for _ in lab["lines"]),
+                           tuple(Link(k["field"], k["line"], k["occ"]) for k in lab["links"]))
+                  for lab in labels]
+    out_cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
+                         c["header"], c["text"], pt(), c["field"], c["line"]) for c in cells]
+    keys: list[tuple[str | None, int | None, int | None]] = [
+        (field, line, occ) for field, line, occ in raw.get("keys", ())]
+    keys.append((None, None, None))  # index -1: no field
+    out_words = []
+    for page, text, key, label, tline in zip(words["page"], words["text"], words["key"],
+                                             words["label"], words["tline"], strict=True):
+        field, line, occ = keys[key]
+        out_words.append(WordBox(page, text, pt(), field, line, occ,
+                                 label if label >= 0 else None, tline))
+    first_of_page: dict[int, int] = {}
+    for k, page in enumerate(words["page"]):
+        first_of_page.setdefault(page, k)
+    texts = words["text"]
+    out_lines = []
+    for page, number, first, count in zip(lines["page"], lines["number"], lines["first"],
+                                          lines["count"], strict=True):
+        start = first_of_page.get(page, 0) + first
+        out_lines.append(TextLine(page, number, " ".join(texts[start:start + count]), pt(),
+                                  first, count))
+    return Layout(raw["pages"], out_fields, out_words, list(raw["faults"]), out_lines,
+                  out_labels, out_cells, list(raw.get("hidden", ())))
 
 
-def parse_layout(raw: dict[str, Any]) -> Layout:
-    """Convert the script's result (CSS px, parsed from the page's JSON) to points."""
-    _pt = _in_points(raw)
-    fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], _pt(f["box"]),
-                       tuple(_pt(b) for b in f.get("lines", ())))
-              for f in raw["fields"]]
-    labels = []
-    for lab in raw.get("labels", ()):
-        labels.append(LabelBox(
-            lab["id"], lab["page"], lab["kind"], lab["name"], lab["scope"], lab["text"],
-            _pt(lab["box"]), tuple(_pt(b) for b in lab["lines"]),
-            tuple(Link(k["field"], k["line"], k["occ"]) for k in lab["links"])))
-    words = [WordBox(w["page"], w["text"], _pt(w["box"]), w["field"], w["line"], w["occ"],
-                     w.get("label"),
-                     w.get("tline", 0))
-             for w in raw["words"]]
-    lines = [TextLine(t["page"], t["number"], t["text"], _pt(t["box"]), t["first"], t["count"])
-             for t in raw.get("lines", ())]
-    cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
-                     c["header"], c["text"], _pt(c["box"]), c["field"], c["line"])
-             for c in raw.get("cells", ())]
-    return Layout(raw["pages"], fields, words, list(raw["faults"]), lines, labels, cells,
-                  list(raw.get("hidden", ())))
+#: the script's columns when it reports no lines
+_NO_LINES: dict[str, list[Any]] = {"page": [], "number": [], "box": [], "first": [],
+                                   "count": []}
