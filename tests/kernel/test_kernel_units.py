@@ -186,6 +186,9 @@ def test_columns_give_the_bytes_of_their_rows() -> None:
     # a sequence of its rows, equal to them
     c = columns(7, 3)
     assert len(c) == 3 and list(c) == rows(7, 3) and c[1] == rows(7, 3)[1]
+    assert c[-1] == rows(7, 3)[-1] and c[1:] == rows(7, 3)[1:]
+    with pytest.raises(IndexError):
+        c[3]
     assert c == rows(7, 3) and c == columns(7, 3) and c != rows(7, 2)
     other = Columns(pa.Table.from_pylist(rows(1, 1)))  # inferred types: not the schema
     with pytest.raises(ValueError, match="schema"):

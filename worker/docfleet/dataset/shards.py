@@ -32,7 +32,13 @@ class Columns(Sequence[dict[str, Any]]):
     @overload
     def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
     def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        return self.table.to_pylist()[index]
+        if isinstance(index, slice):
+            return self.table.to_pylist()[index]
+        count = self.table.num_rows
+        if not -count <= index < count:
+            raise IndexError("Columns index out of range")
+        row: dict[str, Any] = self.table.slice(index % count, 1).to_pylist()[0]
+        return row
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self.table.to_pylist())
