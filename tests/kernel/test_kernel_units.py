@@ -175,7 +175,7 @@ def test_columns_give_the_bytes_of_their_rows() -> None:
 
     assert shard_bytes(schema, columns(1, 5)) == shard_bytes(schema, rows(1, 5))
     unit = TableRows()
-    for piece in (rows(0, 2), columns(1, 3), [], columns(2, 0), rows(3, 1), rows(4, 2),
+    for piece in (rows(0, 2), columns(1, 3), [], columns(2, 0), rows(3, 1), iter(rows(4, 2)),
                   columns(5, 4)):
         unit.extend(piece)
     everything = [r for d, n in ((0, 2), (1, 3), (3, 1), (4, 2), (5, 4)) for r in rows(d, n)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.abc
 import io
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, overload
 
 import pyarrow as pa
@@ -62,10 +62,14 @@ class TableRows:
         self.chunks: list[list[dict[str, Any]] | pa.Table] = []
         self._count = 0
 
-    def extend(self, rows: Sequence[dict[str, Any]]) -> None:
+    def extend(self, rows: Iterable[dict[str, Any]]) -> None:
         if isinstance(rows, Columns):
             self.chunks.append(rows.table)
-        elif rows:
+            self._count += len(rows)
+            return
+        if not isinstance(rows, Sequence):  # any iterable of row dicts, as a list took
+            rows = list(rows)
+        if rows:
             if not self.chunks or not isinstance(self.chunks[-1], list):
                 self.chunks.append([])
             self.chunks[-1].extend(rows)
