@@ -107,8 +107,12 @@ def _glyphs(pdf: bytes, how: str, monkeypatch: pytest.MonkeyPatch
             page = doc[0]
             tp = page.get_textpage()
             try:
-                read = _reference if how == "reference" else ink._page_glyphs
-                return read(tp.raw, page.get_height())
+                if how == "reference":
+                    return _reference(tp.raw, page.get_height())
+                texts, e = ink._page_glyphs(tp.raw, page.get_height())
+                return [(t, (e[k], e[k + 1], e[k + 2], e[k + 3]),
+                         (e[k + 4], e[k + 5], e[k + 6], e[k + 7]))
+                        for t, k in zip(texts, range(0, len(e), 8), strict=True)]
             finally:
                 tp.close()
                 page.close()

@@ -79,10 +79,10 @@ def _union(boxes: Iterable[Box]) -> Box | None:
     return None
 
 
-def _page_glyphs(textpage: object, height: float) -> list[tuple[str, Box, Box]]:
-    """(text, typographic box, ink box) of every printed character of a text page, in
-    points with a top-left origin, each edge ``round(v, 3)``; generated spaces and line
-    breaks left out."""
+def _page_glyphs(textpage: object, height: float) -> tuple[list[str], list[float]]:
+    """The text of every printed character of a text page and its edges, eight a
+    character: its typographic box (x0, y0, x1, y1), then its ink box, in points with a
+    top-left origin, each ``round(v, 3)``; generated spaces and line breaks left out."""
     import pypdfium2.raw as raw
 
     tp = textpage
@@ -107,9 +107,7 @@ def _page_glyphs(textpage: object, height: float) -> list[tuple[str, Box, Box]]:
         texts.append(text)
         edges += (loose.left, height - loose.top, loose.right, height - loose.bottom,
                   left.value, height - top.value, right.value, height - bottom.value)
-    r = round3(edges)
-    return [(text, (r[k], r[k + 1], r[k + 2], r[k + 3]), (r[k + 4], r[k + 5], r[k + 6], r[k + 7]))
-            for text, k in zip(texts, range(0, len(r), 8), strict=True)]
+    return texts, round3(edges)
 
 
 def _box_calls() -> tuple[Callable[..., int], Callable[..., int]]:
@@ -194,14 +192,17 @@ def measure_ink(pdf: bytes, layout: Layout, visibility: bool = True) -> Ink:
                 index = _WordIndex(on_this)
                 tp = page.get_textpage()
                 try:
-                    printed = _page_glyphs(tp.raw, page.get_height())
+                    texts, e = _page_glyphs(tp.raw, page.get_height())
                 finally:
                     tp.close()
                 find = index.find
-                for text, typo, ink in printed:
-                    found = find((typo[0] + typo[2]) / 2, (typo[1] + typo[3]) / 2)
+                for k, text in zip(range(0, len(e), 8), texts, strict=True):
+                    x0, y0, x1, y1 = e[k:k + 4]  # its typographic box, then its ink box
+                    found = find((x0 + x1) / 2, (y0 + y1) / 2)
                     if found is not None:
-                        word_glyphs[found].append(Glyph(n, found, text, typo, ink))
+                        word_glyphs[found].append(Glyph(
+                            n, found, text, (x0, y0, x1, y1),
+                            (e[k + 4], e[k + 5], e[k + 6], e[k + 7])))
                 for k, _ in on_this:  # a word's glyphs are all on its page
                     word_ink[k] = _union([g.ink for g in word_glyphs[k]])
                 if visibility:
