@@ -10,6 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet
 import pytest
 
+from docfleet.core.columns import Columns
 from docfleet.core.errors import ConfigError
 from docfleet.core.identity import task_identity
 from docfleet.core.models import RunSpec
@@ -17,7 +18,7 @@ from docfleet.core.seeding import document_seed
 from docfleet.core.settings import load_settings
 from docfleet.core.uris import redact
 from docfleet.dataset.manifest import Part, build_root, parse_json
-from docfleet.dataset.shards import Columns, TableRows, read_shard, shard_bytes
+from docfleet.dataset.shards import TableRows, read_shard, shard_bytes
 from docfleet.kernel.planner import MAX_UNIT_SIZE, choose_unit_size, plan_units
 
 

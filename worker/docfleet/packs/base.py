@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 class RenderedDocument:
     """One generated document: its files (name relative to ``documents/`` → bytes) and
     its golden rows per table: row dicts, or for a table of thousands of rows a
-    :class:`docfleet.dataset.shards.Columns` (a sequence of the same rows, converted to
+    :class:`docfleet.core.columns.Columns` (a sequence of the same rows, converted to
     Arrow once). Both must be a pure function of (run_id, index, options)."""
 
     index: int

@@ -15,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from docfleet.core.columns import Columns
 from docfleet.packs.sdk.capture import Carry
 from docfleet.render.html import PrintedField
 from docfleet.render.ink import Ink
 from docfleet.render.layout import Box, Layout
-
-if TYPE_CHECKING:
-    from docfleet.dataset.shards import Columns
 
 #: golden tables of the page layout: empty in the html format
 LAYOUT_TABLES = ("words", "lines", "labels", "links", "cells", "pages")
@@ -121,8 +119,7 @@ def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
     give, converted to Arrow once."""
     import pyarrow as pa  # lazy: start-up (pyarrow: loaded by the task, not here)
 
-    from docfleet.dataset.shards import Columns
-    from docfleet.packs.sdk.schema import CHARS
+    from docfleet.packs.sdk.schema import CHARS  # lazy: start-up (its schemas are pyarrow's)
 
     glyphs = ink.glyphs
     if not glyphs:
