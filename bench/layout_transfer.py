@@ -19,18 +19,12 @@ per tree) decides which code runs.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
-import statistics
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from interleave import arguments, interleave, summarise, write
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -88,53 +82,23 @@ print(json.dumps(asyncio.run(main())))
 """
 
 
-def child(tree: str | None, documents: int) -> dict[str, Any]:
-    env = dict(os.environ)
-    if tree:
-        env["PYTHONPATH"] = tree
-    done = subprocess.run([sys.executable, "-c", CHILD, str(Path(__file__).parent),
-                           str(documents)], env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"the measuring process failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", help="another checkout's worker directory")
-    parser.add_argument("--rounds", type=int, default=4)
-    parser.add_argument("--documents", type=int, default=96)
-    parser.add_argument("--out", type=Path, default=RESULTS / "layout_transfer.json")
-    args = parser.parse_args()
-    trees = {"this": None, **({"before": args.before} if args.before else {})}
-    rounds: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
-    load = [os.getloadavg()[0]]
-    for _ in range(args.rounds):
-        for name, tree in reversed(trees.items()):  # before first in each round
-            rounds[name].append(child(tree, args.documents))
-        load.append(os.getloadavg()[0])
+    args = arguments(__doc__, RESULTS / "layout_transfer.json", rounds=4, documents=96)
+    rounds, load = interleave(CHILD, args.before, args.rounds, str(Path(__file__).parent),
+                              str(args.documents))
     table = Table(title="layout, boxes and their JSON back to the task, no PDF "
                         f"({args.documents} clean A4 invoices, {args.rounds} rounds)")
     for col in ("tree", "Chromium + driver ms/doc (median; min)",
                 "task ms/doc (median; min)", "JSON bytes/doc"):
         table.add_column(col)
-    summary = {}
-    for name, rs in rounds.items():
-        summary[name] = {
-            key: {"median": round(statistics.median(r[key] for r in rs), 2),
-                  "min": round(min(r[key] for r in rs), 2)}
-            for key in ("chromium_ms", "task_ms", "json_bytes")}
-        s = summary[name]
+    summary = {name: summarise(rs, ("chromium_ms", "task_ms", "json_bytes"))
+               for name, rs in rounds.items()}
+    for name, s in summary.items():
         table.add_row(name, f"{s['chromium_ms']['median']}; {s['chromium_ms']['min']}",
                       f"{s['task_ms']['median']}; {s['task_ms']['min']}",
                       str(s["json_bytes"]["median"]))
     Console().print(table)
-    args.out.write_text(json.dumps({
-        "documents": args.documents, "rounds": rounds, "summary": summary,
-        "trees": trees, "load": [round(v, 2) for v in load],
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-    }, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {args.out}")
+    write(args.out, args.before, rounds, summary, load, documents=args.documents)
 
 
 if __name__ == "__main__":

@@ -18,18 +18,12 @@ itself, so ``PYTHONPATH`` (set per tree) decides which code runs.
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
-import platform
-import statistics
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+
+from interleave import arguments, interleave, summarise, write
 
 RESULTS = Path(__file__).parent / "results"
 
@@ -97,50 +91,19 @@ print(json.dumps(stages))
 STAGES = ("layout_json", "ink_truth", "chars", "total")
 
 
-def child(tree: str | None, documents: int) -> dict[str, float]:
-    env = dict(os.environ)
-    if tree:
-        env["PYTHONPATH"] = tree
-    done = subprocess.run([sys.executable, "-c", CHILD, str(documents)], env=env,
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"the measuring process failed:\n{done.stderr[-3000:]}")
-    stages: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return stages
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--before", help="another checkout's worker directory")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--documents", type=int, default=64)
-    parser.add_argument("--out", type=Path, default=RESULTS / "task_stages.json")
-    args = parser.parse_args()
-    trees = {"this": None, **({"before": args.before} if args.before else {})}
-    rounds: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
-    load = [os.getloadavg()[0]]
-    for _ in range(args.rounds):
-        for name, tree in reversed(trees.items()):  # before first in each round
-            rounds[name].append(child(tree, args.documents))
-        load.append(os.getloadavg()[0])
+    args = arguments(__doc__, RESULTS / "task_stages.json", rounds=3, documents=64)
+    rounds, load = interleave(CHILD, args.before, args.rounds, str(args.documents))
     table = Table(title=f"task CPU ms per clean invoice by stage ({args.documents} "
                         f"documents, best of 7 passes, {args.rounds} rounds: median; min)")
     table.add_column("tree")
     for stage in STAGES:
         table.add_column(stage)
-    summary: dict[str, Any] = {}
-    for name, rs in rounds.items():
-        summary[name] = {stage: {"median": round(statistics.median(r[stage] for r in rs), 2),
-                                 "min": min(r[stage] for r in rs)} for stage in STAGES}
-        table.add_row(name, *(f"{summary[name][s]['median']}; {summary[name][s]['min']}"
-                              for s in STAGES))
+    summary = {name: summarise(rs, STAGES) for name, rs in rounds.items()}
+    for name, s in summary.items():
+        table.add_row(name, *(f"{s[stage]['median']}; {s[stage]['min']}" for stage in STAGES))
     Console().print(table)
-    args.out.write_text(json.dumps({
-        "documents": args.documents, "rounds": rounds, "summary": summary, "trees": trees,
-        "load": [round(v, 2) for v in load],
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-    }, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {args.out}")
+    write(args.out, args.before, rounds, summary, load, documents=args.documents)
 
 
 if __name__ == "__main__":
