@@ -51,7 +51,7 @@ def shard_bytes(schema: pa.Schema, rows: Sequence[dict[str, Any]] | TableRows) -
     elif isinstance(rows, Columns):
         chunks = [rows.table]
     else:
-        chunks = [list(rows)]
+        chunks = [rows if isinstance(rows, list) else list(rows)]
     tables = [_from_rows(schema, c) if isinstance(c, list) else _checked(schema, c)
               for c in chunks] or [_from_rows(schema, [])]
     table = tables[0] if len(tables) == 1 else pa.concat_tables(tables).combine_chunks()

@@ -148,11 +148,12 @@ def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
     columns = {"document": [document] * len(glyphs), "page": pages, "char": numbers,
                "text": texts, "word": [number_of[k] for k in owners],
                "x0": x0, "y0": y0, "x1": x1, "y1": y1,
-               "ink_x0": i0, "ink_y0": i1, "ink_x1": i2, "ink_y1": i3}
-    arrays = [pa.array(columns[f.name], f.type) for f in CHARS if f.name in columns]
-    arrays += [pa.ListArray.from_arrays(offsets, pa.array(q, pa.float64()))
-               for q in (quads, ink_quads)]
-    return Columns(pa.Table.from_arrays(arrays, schema=CHARS))
+               "ink_x0": i0, "ink_y0": i1, "ink_x1": i2, "ink_y1": i3,
+               "quad": pa.ListArray.from_arrays(offsets, pa.array(quads, pa.float64())),
+               "ink_quad": pa.ListArray.from_arrays(offsets, pa.array(ink_quads,
+                                                                      pa.float64()))}
+    return Columns(pa.Table.from_arrays([pa.array(columns[f.name], f.type) for f in CHARS],
+                                        schema=CHARS))
 
 
 #: a box's corners TL, TR, BR, BL (x, y x 4)
