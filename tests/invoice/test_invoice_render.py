@@ -343,6 +343,30 @@ def test_a_page_recycled_after_its_documents_prints_the_same_bytes(chromium: Chr
     assert once == again == never
 
 
+def test_a_browser_opens_its_second_page_only_when_a_batch_finds_the_first_busy(
+        chromium: Chromium) -> None:
+    """A started browser has one page open (a one-document run starts no renderer it does
+    not use); batches in flight together open more, never past ``pages``; what a
+    document prints does not depend on which page printed it."""
+    from docfleet.render.browser import Job
+
+    html = ("<html><body><div class='page' style='width:300px;height:200px'>"
+            "<span data-field='n'>{}</span></div></body></html>")
+    browser = Chromium(chromium.executable, pages=2)
+    try:
+        assert browser.pages_open == 1
+        alone = browser.submit(html.format(1), 300, 200).result(timeout=60)
+        assert browser.pages_open == 1  # one batch at a time: one page
+        together = [browser.submit_batch([Job(html.format(n), 300, 200)]) for n in (1, 2, 3)]
+        printed = [f.result(timeout=60)[0] for f in together]
+        assert browser.pages_open == 2  # three at once: the second page, no third
+        assert all(p is not None and p.pdf is not None for p in printed)
+        assert printed[0].pdf == alone.pdf  # type: ignore[union-attr]
+        assert [p.layout.fields[0].text for p in printed] == ["1", "2", "3"]  # type: ignore[union-attr]
+    finally:
+        browser.close()
+
+
 def test_a_document_that_lays_out_wrong_prints_again_with_its_values_free_to_wrap(
     chromium: Chromium, caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -135,9 +135,10 @@ class Job:
 
 
 class Chromium:
-    """A started browser with ``pages`` reusable pages, each replaced after ``recycle``
-    documents (0: never). Thread-safe ``submit``; ``close`` once. Raises
-    :class:`ConfigError` if the executable cannot be launched."""
+    """A started browser with up to ``pages`` reusable pages (one at start, another only
+    when a batch finds every open page busy), each replaced after ``recycle`` documents
+    (0: never). Thread-safe ``submit``; ``close`` once. Raises :class:`ConfigError` if
+    the executable cannot be launched."""
 
     def __init__(self, executable: str, pages: int = 2,
                  recycle: int = RECYCLE_DOCUMENTS) -> None:
@@ -175,11 +176,21 @@ class Chromium:
         self._free: asyncio.Queue[Any] = asyncio.Queue()
         self._loaded: set[Any] = set()
         self._printed: dict[Any, int] = {}  # page → documents it has laid out
-        for _ in range(self.pages):
-            self._free.put_nowait(await self._browser.new_page())
+        # one page now, the others when a batch finds every open page busy: a short run
+        # never starts renderers it does not use (~0.1 s of CPU a page, bench/documents.py)
+        self._free.put_nowait(await self._browser.new_page())
+        self._opened = 1
 
     async def _page(self, width: int, height: int) -> Any:
-        page = await self._free.get()
+        if self._free.empty() and self._opened < self.pages:
+            self._opened += 1  # counted before the await: a concurrent batch sees it
+            try:
+                page = await self._browser.new_page()
+            except BaseException:
+                self._opened -= 1
+                raise
+        else:
+            page = await self._free.get()
         try:
             if page not in self._loaded:
                 await page.set_content(SKELETON)
@@ -302,6 +313,11 @@ class Chromium:
     def alive(self) -> bool:
         """False once closed or once the browser process is gone (crashed, killed)."""
         return not self._closed and bool(self._browser.is_connected())
+
+    @property
+    def pages_open(self) -> int:
+        """Pages opened so far (at most ``pages``; a replaced page counts once)."""
+        return self._opened
 
     @property
     def version(self) -> str:
