@@ -36,11 +36,11 @@ from typing import Any
 import pypdfium2 as pdfium
 from PIL import Image, ImageChops, ImageDraw, ImageFilter, ImageFont
 
+from docfleet.render.corners import Corners, Quad
 from docfleet.render.imagepdf import ImagePage, image_pdf
 from docfleet.render.layout import Box
 
 Matrix = tuple[float, float, float, float, float, float, float, float, float]
-Quad = tuple[float, float, float, float, float, float, float, float]
 IDENTITY: Matrix = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 CONDITIONS = ("photo", "fax", "annotated")
 
@@ -121,12 +121,35 @@ class Capture:
 
     def quad(self, page: int, box: Box) -> Quad:
         """The corners TL, TR, BR, BL of ``box`` (page ``page``, 1-based) carried through."""
-        h = self.matrices[page - 1]
+        # apply() at each corner, written out: the same sums in the same order, so the
+        # same floats to the bit, without four calls and a list a box
+        h0, h1, h2, h3, h4, h5, h6, h7, h8 = self.matrices[page - 1]
         x0, y0, x1, y1 = box
-        pts = [apply(h, x, y) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
-        (ax, ay), (bx, by), (cx, cy), (dx, dy) = pts
+        w = h6 * x0 + h7 * y0 + h8
+        ax, ay = (h0 * x0 + h1 * y0 + h2) / w, (h3 * x0 + h4 * y0 + h5) / w
+        w = h6 * x1 + h7 * y0 + h8
+        bx, by = (h0 * x1 + h1 * y0 + h2) / w, (h3 * x1 + h4 * y0 + h5) / w
+        w = h6 * x1 + h7 * y1 + h8
+        cx, cy = (h0 * x1 + h1 * y1 + h2) / w, (h3 * x1 + h4 * y1 + h5) / w
+        w = h6 * x0 + h7 * y1 + h8
+        dx, dy = (h0 * x0 + h1 * y1 + h2) / w, (h3 * x0 + h4 * y1 + h5) / w
         return (round(ax, 3), round(ay, 3), round(bx, 3), round(by, 3),
                 round(cx, 3), round(cy, 3), round(dx, 3), round(dy, 3))
+
+    def corners(self, page: int) -> Corners:
+        """Page ``page``'s map for many boxes at once (:mod:`docfleet.render.corners`):
+        the unrounded corners TL, TR, BR, BL, as :meth:`quad` computes them."""
+        h0, h1, h2, h3, h4, h5, h6, h7, h8 = self.matrices[page - 1]
+
+        def corners(x: Any, y: Any) -> tuple[Any, Any]:
+            import pyarrow.compute as pc  # lazy: only a captured page's many boxes
+
+            # apply(): ((h0*x + h1*y) + h2) / w, w = (h6*x + h7*y) + h8
+            w = pc.add(pc.add(pc.multiply(x, h6), pc.multiply(y, h7)), h8)
+            return (pc.divide(pc.add(pc.add(pc.multiply(x, h0), pc.multiply(y, h1)), h2), w),
+                    pc.divide(pc.add(pc.add(pc.multiply(x, h3), pc.multiply(y, h4)), h5), w))
+
+        return corners
 
     def box(self, page: int, box: Box) -> Box:
         """The axis-aligned hull of the carried ``box``, clipped to the page."""

@@ -10,11 +10,14 @@ from __future__ import annotations
 import io
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pypdfium2 as pdfium
 from PIL import Image, ImageChops, ImageFilter
 
+from docfleet.render.corners import Corners, Quad
 from docfleet.render.imagepdf import ImagePage, image_pdf
 from docfleet.render.layout import Box
 
@@ -61,6 +64,47 @@ class ScanParams:
         xs, ys = [p[0] for p in pts], [p[1] for p in pts]
         return (round(max(0.0, min(xs)), 3), round(max(0.0, min(ys)), 3),
                 round(min(width, max(xs)), 3), round(min(height, max(ys)), 3))
+
+    def page_maps(self, width: float, height: float
+                  ) -> tuple[Callable[[Box], Box], Callable[[Box], Quad], Corners]:
+        """For a ``width`` x ``height`` page: :meth:`transform_box`; the corners TL, TR,
+        BR, BL of a box through :meth:`transform_point`, each rounded to 3 decimals; and
+        those corners unrounded for many boxes at once as Arrow arrays
+        (:mod:`docfleet.render.corners`). The rotation's cosine and sine are computed
+        once and every corner's sums are written out in the same order, so the same floats
+        to the bit (a scanned page carries thousands of boxes: its glyphs')."""
+        t = math.radians(self.angle)
+        c, s = math.cos(t), math.sin(t)
+        cx, cy = width / 2, height / 2
+        sx, sy = self.shift
+
+        def box(b: Box) -> Box:
+            x0, y0, x1, y1 = b
+            a0, a1, b0, b1 = x0 - cx, x1 - cx, y0 - cy, y1 - cy
+            # the corners (x0, y0), (x1, y0), (x0, y1), (x1, y1), as transform_box
+            xs = (cx + a0 * c + b0 * s + sx, cx + a1 * c + b0 * s + sx,
+                  cx + a0 * c + b1 * s + sx, cx + a1 * c + b1 * s + sx)
+            ys = (cy - a0 * s + b0 * c + sy, cy - a1 * s + b0 * c + sy,
+                  cy - a0 * s + b1 * c + sy, cy - a1 * s + b1 * c + sy)
+            return (round(max(0.0, min(xs)), 3), round(max(0.0, min(ys)), 3),
+                    round(min(width, max(xs)), 3), round(min(height, max(ys)), 3))
+
+        def quad(b: Box) -> Quad:
+            x0, y0, x1, y1 = b
+            a0, a1, b0, b1 = x0 - cx, x1 - cx, y0 - cy, y1 - cy
+            return (round(cx + a0 * c + b0 * s + sx, 3), round(cy - a0 * s + b0 * c + sy, 3),
+                    round(cx + a1 * c + b0 * s + sx, 3), round(cy - a1 * s + b0 * c + sy, 3),
+                    round(cx + a1 * c + b1 * s + sx, 3), round(cy - a1 * s + b1 * c + sy, 3),
+                    round(cx + a0 * c + b1 * s + sx, 3), round(cy - a0 * s + b1 * c + sy, 3))
+
+        def corners(x: Any, y: Any) -> tuple[Any, Any]:
+            import pyarrow.compute as pc  # lazy: only a scanned page's many boxes
+
+            a, b = pc.subtract(x, cx), pc.subtract(y, cy)  # ((cx + a*c) + b*s) + sx, …
+            return (pc.add(pc.add(pc.add(cx, pc.multiply(a, c)), pc.multiply(b, s)), sx),
+                    pc.add(pc.add(pc.subtract(cy, pc.multiply(a, s)), pc.multiply(b, c)), sy))
+
+        return box, quad, corners
 
 
 def _degrade(image: Image.Image, params: ScanParams, rng: random.Random) -> Image.Image:

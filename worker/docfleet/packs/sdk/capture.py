@@ -12,13 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import chain
 from typing import Any
 
 from docfleet.core.seeding import document_seed
+from docfleet.render.corners import Corners, carry_boxes
 from docfleet.render.layout import Box, Layout
 
 BoxMap = Callable[[int, Box], Box]
 QuadMap = Callable[[int, Box], tuple[float, ...]]
+#: (page, its boxes) → their hulls and their quads flat, eight values a box
+ManyMap = Callable[[int, Sequence[Box]], tuple[list[Box], list[float]]]
 #: seed salts of the capture draws (part of every captured document's bytes)
 SCAN_SALT = 0x5CA9
 CAPTURE_SALT = 0xCA97
@@ -30,6 +35,30 @@ class Carry:
 
     box_map: BoxMap | None = None
     quad_map: QuadMap | None = None
+    #: both maps for many boxes of a page at once, with the same floats
+    many_map: ManyMap | None = None
+
+    def many(self, pages: Sequence[int], boxes: Sequence[Box]) -> tuple[list[Box], list[float]]:
+        """:meth:`box` and :meth:`quad` of every ``(page, box)``: the hulls, and the quads
+        flat (eight values a box); the same floats as one box at a time, computed a run
+        of one page at a time where the capture can (``many_map``)."""
+        if self.many_map is None:
+            return ([self.box(p, b) for p, b in zip(pages, boxes, strict=True)],
+                    list(chain.from_iterable(map(self.quad, pages, boxes))))
+        if len(pages) != len(boxes):
+            raise ValueError(f"{len(pages)} pages for {len(boxes)} boxes")
+        hulls: list[Box] = []
+        quads: list[float] = []
+        start = 0
+        while start < len(pages):  # runs of one page (a document's boxes, page by page)
+            page, end = pages[start], start + 1
+            while end < len(pages) and pages[end] == page:
+                end += 1
+            h, q = self.many_map(page, boxes[start:end])
+            hulls += h
+            quads += q
+            start = end
+        return hulls, quads
 
     def box(self, page: int, box: Box) -> Box:
         """The hull of ``box`` on the captured page (``box`` itself when clean)."""
@@ -69,9 +98,11 @@ def on_page(quad_map: QuadMap, sizes: Sequence[tuple[float, float]]) -> QuadMap:
     the quad's hull is then the box (a corner rotated off a narrow page stays on it)."""
     def quad(page: int, b: Box) -> tuple[float, ...]:
         w, h = sizes[page - 1]
-        q = quad_map(page, b)
-        return tuple(min(max(round(v, 3), 0.0), w if k % 2 == 0 else h)
-                     for k, v in enumerate(q))
+        q0, q1, q2, q3, q4, q5, q6, q7 = quad_map(page, b)  # x, y of each corner
+        return (min(max(round(q0, 3), 0.0), w), min(max(round(q1, 3), 0.0), h),
+                min(max(round(q2, 3), 0.0), w), min(max(round(q3, 3), 0.0), h),
+                min(max(round(q4, 3), 0.0), w), min(max(round(q5, 3), 0.0), h),
+                min(max(round(q6, 3), 0.0), w), min(max(round(q7, 3), 0.0), h))
     return quad
 
 
@@ -90,25 +121,36 @@ def capture(pdf: bytes, size: tuple[float, float], pages: int, condition: str, r
         from docfleet.render.scan import scan_page_params, scan_pdf  # lazy: start-up
 
         scanned, params, sizes = scan_pdf(pdf, document_seed(run_id, document) ^ SCAN_SALT)
+        maps = [params.page_maps(w, h) for w, h in sizes]  # each page's, its trig once
 
         def box(page: int, b: Box) -> Box:
-            w, h = sizes[page - 1]
-            return params.transform_box(b, w, h)
+            return maps[page - 1][0](b)
 
         def quad(page: int, b: Box) -> tuple[float, ...]:
-            w, h = sizes[page - 1]
-            x0, y0, x1, y1 = b
-            return tuple(round(v, 3) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
-                         for v in params.transform_point(x, y, w, h))
+            return maps[page - 1][1](b)
 
+        quad_map = on_page(quad, sizes) if clamp else quad
         return Captured(scanned, (round(sizes[0][0], 3), round(sizes[0][1], 3)), sizes,
-                        Carry(box, on_page(quad, sizes) if clamp else quad),
+                        Carry(box, quad_map, _many(sizes, lambda page: maps[page - 1][2],
+                                                   box, quad_map)),
                         [scan_page_params(params)] * len(sizes))
     from docfleet.render.capture import capture_pdf  # lazy: start-up (photo, fax, annotated)
 
     captured, geometry, page_params = capture_pdf(
         pdf, condition, document_seed(run_id, document) ^ CAPTURE_SALT, language, targets(),
         photo_recipe)
+    quad_map = on_page(geometry.quad, geometry.sizes) if clamp else geometry.quad
     return Captured(captured, geometry.sizes[0], geometry.sizes,
-                    Carry(geometry.box, on_page(geometry.quad, geometry.sizes) if clamp
-                          else geometry.quad), page_params)
+                    Carry(geometry.box, quad_map,
+                          _many(geometry.sizes, geometry.corners, geometry.box, quad_map)),
+                    page_params)
+
+
+def _many(sizes: Sequence[tuple[float, float]], corners: Callable[[int], Corners],
+          box: BoxMap, quad: QuadMap) -> ManyMap:
+    """A page's boxes through ``box`` and ``quad`` at once (``corners(page)``: the same
+    map in Arrow; :func:`docfleet.render.corners.carry_boxes`)."""
+    def many(page: int, boxes: Sequence[Box]) -> tuple[list[Box], list[float]]:
+        return carry_boxes(boxes, sizes[page - 1], corners(page),
+                           partial(box, page), partial(quad, page))
+    return many

@@ -92,21 +92,22 @@ def word_rows(document: int, layout: Layout, carry: Carry = _CLEAN, ink: Ink | N
     """One row per printed word, numbered in reading order per page."""
     rows: list[dict[str, Any]] = []
     counters: dict[int, int] = {}
-    box_of, quad_of = carry.box, carry.quad
+    pages = [w.page for w in layout.words]
+    boxes, quads = carry.many(pages, [w.box for w in layout.words])
+    inks, ink_quads = carry.many(pages, ink.words) if ink is not None else ([], [])
     for k, w in enumerate(layout.words):
         page = w.page
         number = counters.get(page, 0)
         counters[page] = number + 1
-        x0, y0, x1, y1 = box_of(page, w.box)
+        x0, y0, x1, y1 = boxes[k]
         row = {"document": document, "page": page, "word": number, "text": w.text,
                "x0": x0, "y0": y0, "x1": x1, "y1": y1,
                "field": w.field, "line": w.line, "occurrence": w.occurrence,
                "text_line": w.text_line, "label_id": w.label,
-               "quad": quad_of(page, w.box)}
+               "quad": quads[8 * k:8 * k + 8]}
         if ink is not None:
-            ink_box = ink.words[k]
-            row["ink_x0"], row["ink_y0"], row["ink_x1"], row["ink_y1"] = box_of(page, ink_box)
-            row["ink_quad"] = quad_of(page, ink_box)
+            row["ink_x0"], row["ink_y0"], row["ink_x1"], row["ink_y1"] = inks[k]
+            row["ink_quad"] = ink_quads[8 * k:8 * k + 8]
         rows.append(row)
     return rows
 
@@ -131,16 +132,13 @@ def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
         number = counters.get(page, 0)
         counters[page] = number + 1
         numbers.append(number)
-    if carry.quad_map is not None:
-        quad_of = carry.quad
-        quads = list(chain.from_iterable(map(quad_of, pages, boxes)))
-        ink_quads = list(chain.from_iterable(map(quad_of, pages, inks)))
+    if carry.quad_map is not None or carry.box_map is not None:  # a page's boxes at once
+        carried, quads = carry.many(pages, boxes)
+        carried_inks, ink_quads = carry.many(pages, inks)
+        boxes, inks = tuple(carried), tuple(carried_inks)
     else:  # clean: the box's corners TL, TR, BR, BL
         quads = list(chain.from_iterable(map(_CORNERS, boxes)))
         ink_quads = list(chain.from_iterable(map(_CORNERS, inks)))
-    if carry.box_map is not None:
-        boxes = tuple(map(carry.box, pages, boxes))
-        inks = tuple(map(carry.box, pages, inks))
     number_of = [w["word"] for w in words]
     offsets = pa.array(range(0, 8 * len(glyphs) + 1, 8), pa.int32())
     x0, y0, x1, y1 = zip(*boxes, strict=True)
