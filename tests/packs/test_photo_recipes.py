@@ -33,6 +33,8 @@ from support.capturegeom import assert_boxes_on_ink
 #: the drawn page's PDF and its recipe-1 photo (seed 1234), from the code before recipe 2
 PAGE_DIGEST = "995d5433aa0cd78dd813fc5a64fcb814db5860685eac861db98e332be0fcae98"
 RECIPE_1_DIGEST = "d9784b4d10bb24dff810d975bcf484c3f3b71902a930b2a8e9cfb1307d43ea8b"
+#: its recipe-2 photo, from the code before the light grid was built as bytes (4e93b73)
+RECIPE_2_DIGEST = "17b116e6257f683d034770b20f48ecb8690d27082d9903d6daab469191cd14da"
 #: the recorded parameters that place the page (the rest are each recipe's own draws)
 GEOMETRY = ("angle", "perspective", "dpi", "bits")
 PACKS = ("invoice", "receipt", "purchase_order", "bank_statement", "form")
@@ -70,6 +72,12 @@ def test_recipe_1_prints_the_bytes_it_printed_before_recipe_2() -> None:
     assert sha(page) == PAGE_DIGEST
     assert sha(capture_pdf(page, "photo", 1234)[0]) == RECIPE_1_DIGEST
     assert sha(capture_pdf(page, "photo", 1234, photo_recipe=1)[0]) == RECIPE_1_DIGEST
+
+
+def test_recipe_2_prints_the_bytes_it_printed_before() -> None:
+    """The newest versions' photos keep their bytes too (its light grid: one tinted
+    multiply, built from the same levels)."""
+    assert sha(capture_pdf(drawn_page(), "photo", 1234, photo_recipe=2)[0]) == RECIPE_2_DIGEST
 
 
 def test_both_recipes_carry_the_page_through_the_same_geometry() -> None:

@@ -222,21 +222,20 @@ def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None 
     """The uneven light over the frame on a 64 x 64 grid: a linear fall-off along
     ``direction`` times a radial vignette (``L``); with ``tint``, times the tint (RGB)."""
     gw, gh = 64, 64
-    grad = Image.new("L" if tint is None else "RGB", (gw, gh))
-    px = grad.load()
-    assert px is not None
     cos, sin = math.cos(direction), math.sin(direction)
+    us = [i / (gw - 1) - 0.5 for i in range(gw)]
+    levels = []  # row by row (y, then x), as Image.frombytes reads them
     for j in range(gh):
-        for i in range(gw):
-            u, v = i / (gw - 1) - 0.5, j / (gh - 1) - 0.5
+        v = j / (gh - 1) - 0.5
+        for u in us:
             lin = 0.5 + (u * cos + v * sin)
             rad = 1 - 0.6 * (u * u + v * v) * 2
-            level = 255 * (1 - lighting * (1 - lin * rad))
-            if tint is None:
-                px[i, j] = max(0, min(255, round(level)))
-            else:
-                px[i, j] = tuple(max(0, min(255, round(level * c / 255))) for c in tint)
-    return grad
+            levels.append(255 * (1 - lighting * (1 - lin * rad)))
+    if tint is None:
+        return Image.frombytes("L", (gw, gh),
+                               bytes(max(0, min(255, round(level))) for level in levels))
+    return Image.frombytes("RGB", (gw, gh), bytes(max(0, min(255, round(level * c / 255)))
+                                                  for level in levels for c in tint))
 
 
 def _photo_first(image: Image.Image, size: tuple[int, int], coeffs: tuple[float, ...],
