@@ -16,8 +16,8 @@ clean-PDF row gets ``ratio_to_plain_floor``); prints tables and writes
         --ink 12 --out bench/results/documents-ink.json   # the ink truth's own stages
     python bench/documents.py --modes pdf-clean --packs '' --tasks 1 --floor '' \
         --by-process 20,120                       # and where a document's CPU goes
-    python bench/documents.py --modes '' --packs '' --floor '' --plain-floor '' \
-        --fixed-by-process 6                      # where a run's fixed CPU goes
+    python bench/documents.py --modes '' --packs '' --floor '' --plain-prints '' \
+        --fixed-by-process 6          # where a run's fixed CPU goes, and its fixed floor
     python bench/documents.py --modes '' --packs '' --floor '' --floor-flags \
         '--disable-threaded-compositing --disable-threaded-animation'  # the floor with them
     PYTHONPATH=/path/to/other/checkout/worker python bench/documents.py --label base \\
@@ -30,7 +30,9 @@ descendant (short-lived processes can then be missed: the JSON says which was us
 Marginal CPU per document is ``(cpu(large) - cpu(small)) / (large - small)`` of real
 one-task ``docfleet run``s; fixed CPU is a one-document run's CPU less one marginal
 document (the JSON also has what remains of the small run, a noisier estimate that
-carries the marginal's error 30 times). Documents/s is
+carries the marginal's error 30 times), each beside the fixed floor measured in the same
+sitting (``--fixed-floor``: a Python that imports Playwright, starts the plain floor's
+executable, prints its page once and exits). Documents/s is
 given twice per task count: for the whole large run (start-up included) and steady (the
 documents the large run adds over the small one per second of wall it adds). The bench imports
 nothing from docfleet itself, so ``PYTHONPATH`` can point it at another checkout.
@@ -401,6 +403,22 @@ def plain_floor(meter: Meter, executable: str, small: int = 40, large: int = 200
             "flags": flags, "ms_per_page": round(per * 1000, 1)}
 
 
+def fixed_floor(meter: Meter, executable: str, rounds: int = 3) -> dict[str, Any]:
+    """The fixed floor of a run that prints: a Python process that imports Playwright,
+    starts ``executable`` (headless, one page), prints the plain floor page once and
+    exits (:data:`PLAIN_FLOOR_SCRIPT` with one print), whole-tree CPU, median of
+    ``rounds``. What any Playwright-and-Chromium tool pays before its first document."""
+    cpu = []
+    for _ in range(rounds):
+        result, used = meter.run([sys.executable, "-c", PLAIN_FLOOR_SCRIPT, executable, "1"],
+                                 capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"fixed floor on {executable} failed:\n{result.stderr[-3000:]}")
+        cpu.append(used)
+    return {"executable": executable, "rounds": rounds, "cpu_s": round(statistics.median(cpu), 3),
+            "runs": [round(c, 3) for c in cpu]}
+
+
 #: the ink truth's stages, in process (argv: packs, documents per pack): per pack, CPU ms
 #: per clean page of the glyph boxes (pdfium text page, matching, ink unions), of the
 #: visibility raster on top, and of the rows the ink adds (ink columns of ``words`` and
@@ -523,6 +541,9 @@ def main() -> None:
     parser.add_argument("--by-process", default="",
                         help="small,large: a clean invoice's marginal CPU per document by "
                              "kind of process (task, driver, Chromium renderer, ...)")
+    parser.add_argument("--fixed-floor", type=int, default=3, metavar="ROUNDS",
+                        help="runs of the fixed floor (Playwright + the plain-floor "
+                             "executable, one print; 0: none): every fixed CPU gets its ratio")
     parser.add_argument("--fixed-by-process", type=int, default=0,
                         help="ROUNDS: a one-document clean invoice run's whole CPU by kind "
                              "of process (launcher, task, driver, Chromium...), median of "
@@ -549,13 +570,19 @@ def main() -> None:
             floors.append(floor(meter, exe, 10, 40, batch))
     report["floor"] = floors
     plain = None
-    if args.plain_floor and Path(args.plain_floor).exists():
+    if args.plain_floor and Path(args.plain_floor).exists() and args.plain_prints:
         lo, hi = (int(n) for n in args.plain_prints.split(","))
         plain = plain_floor(meter, args.plain_floor, lo, hi, args.floor_flags)
         console.print(f"plain floor ({plain['executable']}): {plain['ms_per_page']} ms/page")
     elif args.plain_floor:
         console.print(f"plain floor: {args.plain_floor} is missing, skipped")
     report["plain_floor"] = plain
+    fixed_base = None
+    if args.fixed_floor and args.plain_floor and Path(args.plain_floor).exists():
+        fixed_base = fixed_floor(meter, args.plain_floor, args.fixed_floor)
+        console.print(f"fixed floor (Playwright + {fixed_base['executable']}, one print): "
+                      f"{fixed_base['cpu_s']} s")
+    report["fixed_floor"] = fixed_base
     table(console, "bare Chromium floor: CPU ms per invoice, one reused page",
           ["executable", "per page.pdf", "ms/doc"],
           [[f["executable"], str(f["batch"]), f"{f['ms_per_document']:.1f}"] for f in floors])
@@ -657,8 +684,17 @@ def main() -> None:
             kinds["ratio_to_plain_floor"] = {
                 k: round(v / plain["ms_per_page"], 2)
                 for k, v in kinds["cpu_ms_per_document"].items()}
+    if fixed_base and fixed_base["cpu_s"] > 0:
+        for row in {id(r): r for r in summary + per_pack}.values():
+            if row.get("fixed_cpu_s") is not None:
+                row["fixed_ratio_to_floor"] = round(row["fixed_cpu_s"] / fixed_base["cpu_s"], 2)
+                console.print(f"{row['chromium']} {row.get('pack', 'invoice')} {row['mode']}: "
+                              f"fixed CPU = {row['fixed_ratio_to_floor']}x the fixed floor "
+                              f"({fixed_base['cpu_s']} s)")
     if args.fixed_by_process:
         report["fixed_by_process"] = fixed = fixed_by_process(args.fixed_by_process)
+        if fixed_base and fixed_base["cpu_s"] > 0:
+            fixed["ratio_to_fixed_floor"] = round(fixed["total_cpu_s"] / fixed_base["cpu_s"], 2)
         table(console, f"one-document clean invoice run ({args.label}): CPU s by process "
               f"(/proc, 20 ms polls; median of {args.fixed_by_process})", ["process", "CPU s"],
               [[k, f"{v}"] for k, v in sorted(fixed["cpu_s"].items(), key=lambda kv: -kv[1])]
