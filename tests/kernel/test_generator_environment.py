@@ -7,6 +7,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
+import pytest
+
 from docfleet.core import environment
 from support.needs import require
 
@@ -22,3 +24,31 @@ def test_in_process_font_matches_are_what_fc_match_prints() -> None:
     assert matched == printed
     assert all(value and "|/" in value for value in printed.values())
     assert environment._fonts() == printed
+
+
+def test_fontconfig_loads_by_soname_without_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library is loaded by its soname first: ``find_library`` (which runs
+    ``ldconfig -p``, a process in every finalizer) only when that soname is missing."""
+    import ctypes
+    import ctypes.util
+
+    require(shutil.which("fc-match") is not None, "fontconfig's fc-match")
+
+    def no_search(name: str) -> str:
+        raise AssertionError(f"searched for {name}")
+
+    with monkeypatch.context() as m:
+        m.setattr(ctypes.util, "find_library", no_search)
+        lib = environment._load_library(ctypes, environment.FONTCONFIG_SONAME, "fontconfig")
+    assert lib is not None and hasattr(lib, "FcFontMatch")
+    searched = []
+
+    def search(name: str) -> str | None:
+        searched.append(name)
+        return environment.FONTCONFIG_SONAME
+
+    monkeypatch.setattr(ctypes.util, "find_library", search)
+    assert environment._load_library(ctypes, "libdoesnotexist.so.9", "fontconfig") is not None
+    assert searched == ["fontconfig"]
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
+    assert environment._load_library(ctypes, "libdoesnotexist.so.9", "nothing") is None

@@ -65,13 +65,8 @@ def _fontconfig_matches(families: tuple[str, ...]) -> dict[str, str | None] | No
     libfontconfig in this process (parse, substitute, default-substitute, match, format:
     fc-match's own steps); ``None`` when the library cannot be loaded."""
     import ctypes  # lazy: only the finalizer reads the environment
-    import ctypes.util  # lazy: as above
 
-    name = ctypes.util.find_library("fontconfig")
-    try:
-        lib = ctypes.CDLL(name) if name else None
-    except OSError:
-        lib = None
+    lib = _load_library(ctypes, FONTCONFIG_SONAME, "fontconfig")
     if lib is None:
         return None
     ptr, text = ctypes.c_void_p, ctypes.c_char_p
@@ -107,6 +102,27 @@ def _fontconfig_matches(families: tuple[str, ...]) -> dict[str, str | None] | No
     finally:
         lib.FcConfigDestroy(config)
     return found
+
+
+#: the library's soname on Debian and most Linux: loaded by name before any search
+FONTCONFIG_SONAME = "libfontconfig.so.1"
+
+
+def _load_library(ctypes: Any, soname: str, name: str) -> Any:
+    """The shared library ``soname`` (the dynamic loader's own search), else the one
+    ``ctypes.util.find_library(name)`` finds (which runs ``ldconfig -p``, a process: the
+    last resort, not the first), else ``None``."""
+    try:
+        return ctypes.CDLL(soname)
+    except OSError:
+        pass
+    import ctypes.util  # lazy: only when the soname is not there
+
+    found = ctypes.util.find_library(name)
+    try:
+        return ctypes.CDLL(found) if found else None
+    except OSError:
+        return None
 
 
 def _debian() -> dict[str, str]:

@@ -51,6 +51,10 @@ CHROMIUM_FLAGS = (
     # ~10 % of a clean page's whole-tree CPU (bench/documents.py); same PDF bytes
     "--disable-threaded-compositing",
     "--disable-threaded-animation",
+    # the network service in the browser process: a page here loads nothing over the
+    # network (its HTML is set, its fonts are local), and its own utility process cost
+    # every task's start a process (~0.08 s of CPU, bench/documents.py --fixed-by-process)
+    "--enable-features=NetworkServiceInProcess2",
 )
 
 #: documents a page prints before a fresh page takes its place (0: never); at ~50 ms of
