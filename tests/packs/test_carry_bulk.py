@@ -96,6 +96,10 @@ def test_a_scanned_page_carries_many_boxes_as_one_at_a_time(
         # the per-box maps are transform_box and transform_point, rounded
         for b in boxes[:40]:
             assert box(b) == params.transform_box(b, *size)
+            x0, y0, x1, y1 = b
+            corners_of_b = tuple(round(v, 3) for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))
+                                 for v in params.transform_point(x, y, *size))
+            assert params.page_maps(*size)[1](b) == corners_of_b
     assert 0 < left < carried / 2  # both paths were taken
 
 
