@@ -39,7 +39,7 @@ def test_fontconfig_loads_by_soname_without_a_process(monkeypatch: pytest.Monkey
 
     with monkeypatch.context() as m:
         m.setattr(ctypes.util, "find_library", no_search)
-        lib = environment._load_library(ctypes, environment.FONTCONFIG_SONAME, "fontconfig")
+        lib = environment._load_library(environment.FONTCONFIG_SONAME, "fontconfig")
     assert lib is not None and hasattr(lib, "FcFontMatch")
     searched = []
 
@@ -48,7 +48,7 @@ def test_fontconfig_loads_by_soname_without_a_process(monkeypatch: pytest.Monkey
         return environment.FONTCONFIG_SONAME
 
     monkeypatch.setattr(ctypes.util, "find_library", search)
-    assert environment._load_library(ctypes, "libdoesnotexist.so.9", "fontconfig") is not None
+    assert environment._load_library("libdoesnotexist.so.9", "fontconfig") is not None
     assert searched == ["fontconfig"]
     monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
-    assert environment._load_library(ctypes, "libdoesnotexist.so.9", "nothing") is None
+    assert environment._load_library("libdoesnotexist.so.9", "nothing") is None

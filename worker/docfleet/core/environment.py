@@ -66,7 +66,7 @@ def _fontconfig_matches(families: tuple[str, ...]) -> dict[str, str | None] | No
     fc-match's own steps); ``None`` when the library cannot be loaded."""
     import ctypes  # lazy: only the finalizer reads the environment
 
-    lib = _load_library(ctypes, FONTCONFIG_SONAME, "fontconfig")
+    lib = _load_library(FONTCONFIG_SONAME, "fontconfig")
     if lib is None:
         return None
     ptr, text = ctypes.c_void_p, ctypes.c_char_p
@@ -108,10 +108,12 @@ def _fontconfig_matches(families: tuple[str, ...]) -> dict[str, str | None] | No
 FONTCONFIG_SONAME = "libfontconfig.so.1"
 
 
-def _load_library(ctypes: Any, soname: str, name: str) -> Any:
+def _load_library(soname: str, name: str) -> Any:
     """The shared library ``soname`` (the dynamic loader's own search), else the one
     ``ctypes.util.find_library(name)`` finds (which runs ``ldconfig -p``, a process: the
     last resort, not the first), else ``None``."""
+    import ctypes  # lazy: only the finalizer reads the environment
+
     try:
         return ctypes.CDLL(soname)
     except OSError:

@@ -181,7 +181,7 @@ class Chromium:
         self._loaded: set[Any] = set()
         self._printed: dict[Any, int] = {}  # page → documents it has laid out
         # one page now, the others when a batch finds every open page busy: a short run
-        # never starts renderers it does not use (~0.1 s of CPU a page, bench/documents.py)
+        # never starts renderers it does not use (~0.075 s of CPU a page in a bare start)
         self._free.put_nowait(await self._browser.new_page())
         self._opened = 1
 

@@ -403,35 +403,51 @@ class Layout:
 
 def round3(values: Sequence[float], scale: float = 1.0) -> list[float]:
     """``[round(v * scale, 3) for v in values]``, the same floats, vectorised with Arrow
-    (the image has pyarrow, not numpy): ``rint(w * 1000) / 1000`` is the double nearest
-    the correctly rounded decimal of ``w``, as ``round`` gives, wherever ``w * 1000`` lies
-    clear of a half (its float error is far below 1e-6 for a page's coordinates);
-    ``round`` itself for the rest and for non-finite or huge values."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    (the image has pyarrow, not numpy): see :func:`round3_array`; ``round`` itself for
+    every value in doubt."""
+    import pyarrow.compute as pc  # lazy: pyarrow loads with the first layout, not here
 
     if not len(values):
         return []
-    raw = array("d", values)
-    v = pa.Array.from_buffers(pa.float64(), len(raw), [None, pa.py_buffer(raw)])
+    v = float64_array(values)
     if scale != 1.0:
         v = pc.multiply(v, scale)
-    scaled = pc.multiply(v, 1000.0)
-    out = _floats(pc.divide(pc.round(scaled, 0, round_mode="half_to_even"), 1000.0))
-    half = pc.abs(pc.subtract(pc.subtract(scaled, pc.floor(scaled)), 0.5))
-    doubt = pc.or_(pc.invert(pc.less(pc.abs(v), 1e6)), pc.less(half, 1e-6))
+    rounded, doubt = round3_array(v)
+    out = floats(rounded)
     if doubt.true_count:
-        exact = _floats(v)
+        exact = floats(v)
         for i in pc.indices_nonzero(doubt).to_pylist():
             out[i] = round(exact[i], 3)
     return out
 
 
-def _floats(a: Any) -> list[float]:
+def round3_array(v: Any) -> tuple[Any, Any]:
+    """A float64 Arrow array rounded to 3 decimals, and which of its values are in doubt.
+    ``rint(w * 1000) / 1000`` is the double nearest the correctly rounded decimal of
+    ``w``, as ``round(w, 3)`` gives, wherever ``w * 1000`` lies clear of a half (its float
+    error is far below 1e-6 for a page's coordinates); a value near a half, huge or not
+    finite is in doubt (the caller rounds it with ``round``)."""
+    import pyarrow.compute as pc  # lazy: as in round3
+
+    scaled = pc.multiply(v, 1000.0)
+    rounded = pc.divide(pc.round(scaled, 0, round_mode="half_to_even"), 1000.0)
+    half = pc.abs(pc.subtract(pc.subtract(scaled, pc.floor(scaled)), 0.5))
+    return rounded, pc.or_(pc.invert(pc.less(pc.abs(v), 1e6)), pc.less(half, 1e-6))
+
+
+def float64_array(values: Sequence[float]) -> Any:
+    """``values`` as a float64 Arrow array with no nulls, through one ``array('d')``."""
+    import pyarrow as pa  # lazy: as in round3
+
+    raw = array("d", values)
+    return pa.Array.from_buffers(pa.float64(), len(raw), [None, pa.py_buffer(raw)])
+
+
+def floats(a: Any) -> list[float]:
     """A float64 Arrow array with no nulls as Python floats, from its buffer."""
     values = memoryview(a.buffers()[1]).cast("d")
-    floats: list[float] = values[a.offset:a.offset + len(a)].tolist()  # type: ignore[assignment]
-    return floats
+    out: list[float] = values[a.offset:a.offset + len(a)].tolist()  # type: ignore[assignment]
+    return out
 
 
 def parse_layout(raw: dict[str, Any]) -> Layout:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 from docfleet.core.seeding import document_seed
@@ -24,6 +25,8 @@ BoxMap = Callable[[int, Box], Box]
 QuadMap = Callable[[int, Box], tuple[float, ...]]
 #: (page, its boxes) → their hulls and their quads flat, eight values a box
 ManyMap = Callable[[int, Sequence[Box]], tuple[list[Box], list[float]]]
+#: a box's corners TL, TR, BR, BL (x, y x 4): its quad on a clean page
+_CORNERS = itemgetter(0, 1, 2, 1, 2, 3, 0, 3)
 #: seed salts of the capture draws (part of every captured document's bytes)
 SCAN_SALT = 0x5CA9
 CAPTURE_SALT = 0xCA97
@@ -42,11 +45,13 @@ class Carry:
         """:meth:`box` and :meth:`quad` of every ``(page, box)``: the hulls, and the quads
         flat (eight values a box); the same floats as one box at a time, computed a run
         of one page at a time where the capture can (``many_map``)."""
+        if len(pages) != len(boxes):
+            raise ValueError(f"{len(pages)} pages for {len(boxes)} boxes")
+        if self.box_map is None and self.quad_map is None:  # clean: boxes as they are
+            return list(boxes), list(chain.from_iterable(map(_CORNERS, boxes)))
         if self.many_map is None:
             return ([self.box(p, b) for p, b in zip(pages, boxes, strict=True)],
                     list(chain.from_iterable(map(self.quad, pages, boxes))))
-        if len(pages) != len(boxes):
-            raise ValueError(f"{len(pages)} pages for {len(boxes)} boxes")
         hulls: list[Box] = []
         quads: list[float] = []
         start = 0
@@ -68,8 +73,7 @@ class Carry:
         """The corners TL, TR, BR, BL of ``box`` on the captured page (x, y x 4)."""
         if self.quad_map is not None:
             return list(self.quad_map(page, box))
-        x0, y0, x1, y1 = box
-        return [x0, y0, x1, y0, x1, y1, x0, y1]
+        return list(_CORNERS(box))
 
 
 @dataclass

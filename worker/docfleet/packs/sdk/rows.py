@@ -13,8 +13,6 @@ and the ``chars`` table, each ink box through the same carry as its box.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
-from operator import itemgetter
 from typing import Any
 
 from docfleet.core.columns import Columns
@@ -132,17 +130,12 @@ def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
         number = counters.get(page, 0)
         counters[page] = number + 1
         numbers.append(number)
-    if carry.quad_map is not None or carry.box_map is not None:  # a page's boxes at once
-        carried, quads = carry.many(pages, boxes)
-        carried_inks, ink_quads = carry.many(pages, inks)
-        boxes, inks = tuple(carried), tuple(carried_inks)
-    else:  # clean: the box's corners TL, TR, BR, BL
-        quads = list(chain.from_iterable(map(_CORNERS, boxes)))
-        ink_quads = list(chain.from_iterable(map(_CORNERS, inks)))
+    carried, quads = carry.many(pages, boxes)
+    carried_inks, ink_quads = carry.many(pages, inks)
     number_of = [w["word"] for w in words]
     offsets = pa.array(range(0, 8 * len(glyphs) + 1, 8), pa.int32())
-    x0, y0, x1, y1 = zip(*boxes, strict=True)
-    i0, i1, i2, i3 = zip(*inks, strict=True)
+    x0, y0, x1, y1 = zip(*carried, strict=True)
+    i0, i1, i2, i3 = zip(*carried_inks, strict=True)
     columns = {"document": [document] * len(glyphs), "page": pages, "char": numbers,
                "text": texts, "word": [number_of[k] for k in owners],
                "x0": x0, "y0": y0, "x1": x1, "y1": y1,
@@ -153,9 +146,6 @@ def char_rows(document: int, ink: Ink, words: list[dict[str, Any]], carry: Carry
     return Columns(pa.Table.from_arrays([pa.array(columns[f.name], f.type) for f in CHARS],
                                         schema=CHARS))
 
-
-#: a box's corners TL, TR, BR, BL (x, y x 4)
-_CORNERS = itemgetter(0, 1, 2, 1, 2, 3, 0, 3)
 
 
 def text_line_rows(document: int, layout: Layout, carry: Carry = _CLEAN
