@@ -166,6 +166,17 @@ def _noise(size: tuple[int, int], rng: random.Random, amp: int) -> Image.Image:
     return noise.point(lambda v: 128 + (v - 128) * amp // 128)
 
 
+def _rgb(image: Image.Image) -> Image.Image:
+    """``image`` in RGB: itself when it is (a render is never drawn on in place)."""
+    return image if image.mode == "RGB" else image.convert("RGB")
+
+
+def _grey_rgb(grey: Image.Image) -> Image.Image:
+    """An ``L`` image as RGB, each channel the grey: the bytes of ``convert("RGB")``,
+    a third of its CPU."""
+    return Image.merge("RGB", (grey, grey, grey))
+
+
 def _jpeg(image: Image.Image, quality: int) -> bytes:
     buf = io.BytesIO()
     image.save(buf, "JPEG", quality=quality, optimize=False, progressive=False)
@@ -220,46 +231,60 @@ def _photo(image: Image.Image, w: float, h: float, rng: random.Random, scale: fl
 def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None = None
                 ) -> Image.Image:
     """The uneven light over the frame on a 64 x 64 grid: a linear fall-off along
-    ``direction`` times a radial vignette (``L``); with ``tint``, times the tint (RGB)."""
+    ``direction`` times a radial vignette (``L``); with ``tint``, times the tint (RGB).
+
+    Computed as Arrow columns, one IEEE operation per kernel in the order of the scalar
+    formula (``level = 255 * (1 - lighting * (1 - lin * rad))``, a channel
+    ``round(level * c / 255)``, clamped to 0-255), so every value is the double, and every
+    byte the one, that formula gives point by point."""
+    import pyarrow as pa  # lazy: only a photographed page needs it
+    import pyarrow.compute as pc  # lazy: as above
+
     gw, gh = 64, 64
-    cos, sin = math.cos(direction), math.sin(direction)
     us = [i / (gw - 1) - 0.5 for i in range(gw)]
-    levels = []  # row by row (y, then x), as Image.frombytes reads them
-    for j in range(gh):
-        v = j / (gh - 1) - 0.5
-        for u in us:
-            lin = 0.5 + (u * cos + v * sin)
-            rad = 1 - 0.6 * (u * u + v * v) * 2
-            levels.append(255 * (1 - lighting * (1 - lin * rad)))
+    u = pa.array(us * gh, pa.float64())  # row by row (y, then x), as frombytes reads them
+    v = pa.array([j / (gh - 1) - 0.5 for j in range(gh) for _ in us], pa.float64())
+    lin = pc.add(0.5, pc.add(pc.multiply(u, math.cos(direction)),
+                             pc.multiply(v, math.sin(direction))))
+    rad = pc.subtract(1.0, pc.multiply(pc.multiply(
+        0.6, pc.add(pc.multiply(u, u), pc.multiply(v, v))), 2.0))
+    levels = pc.multiply(255.0, pc.subtract(1.0, pc.multiply(
+        lighting, pc.subtract(1.0, pc.multiply(lin, rad)))))
+
+    def channel(values: Any) -> Image.Image:
+        rounded = pc.round(values, 0, round_mode="half_to_even")
+        clamped = pc.max_element_wise(pc.min_element_wise(rounded, 255.0), 0.0)
+        data = pc.cast(clamped, pa.uint8())
+        return Image.frombuffer("L", (gw, gh), data.buffers()[1], "raw", "L", 0, 1)
+
     if tint is None:
-        return Image.frombytes("L", (gw, gh),
-                               bytes(max(0, min(255, round(level))) for level in levels))
-    return Image.frombytes("RGB", (gw, gh), bytes(max(0, min(255, round(level * c / 255)))
-                                                  for level in levels for c in tint))
+        return channel(levels).copy()
+    return Image.merge("RGB", [channel(pc.divide(pc.multiply(levels, float(c)), 255.0))
+                               for c in tint])
 
 
 def _photo_first(image: Image.Image, size: tuple[int, int], coeffs: tuple[float, ...],
                  rng: random.Random) -> tuple[Image.Image, dict[str, Any]]:
     """Photo recipe 1 (byte-identical to the runs that used it)."""
-    page = image.convert("RGB").transform(size, Image.Transform.PERSPECTIVE, coeffs,
-                                          Image.Resampling.BICUBIC, fillcolor=(0, 0, 0))
+    page = _rgb(image).transform(size, Image.Transform.PERSPECTIVE, coeffs,
+                                 Image.Resampling.BICUBIC, fillcolor=(0, 0, 0))
     mask = Image.new("L", image.size, 255).transform(
         size, Image.Transform.PERSPECTIVE, coeffs, Image.Resampling.BILINEAR, fillcolor=0)
     bg_colour = rng.choice(_BACKGROUNDS)
     background = Image.new("RGB", size, bg_colour)
-    background = ImageChops.add(background, _noise(size, rng, 30).convert("RGB"), 1.0, -128)
+    background = ImageChops.add(background, _grey_rgb(_noise(size, rng, 30)), 1.0, -128)
     photo = Image.composite(page, background, mask)
     # uneven light: a linear fall-off across the frame times a radial vignette
     lighting = round(rng.uniform(0.25, 0.45), 3)
     direction = rng.uniform(0, 2 * math.pi)
     light = _light_grid(lighting, direction).resize(size, Image.Resampling.BILINEAR)
-    photo = ImageChops.multiply(photo, light.convert("RGB"))
+    photo = ImageChops.multiply(photo, _grey_rgb(light))
     tint = tuple(rng.randint(235, 255) for _ in range(3))
     photo = ImageChops.multiply(photo, Image.new("RGB", size, tint))
     blur = round(rng.uniform(0.4, 1.2), 2)
     photo = photo.filter(ImageFilter.GaussianBlur(blur))
     noise = rng.randint(6, 16)
-    photo = ImageChops.add(photo, _noise(size, rng, noise).convert("RGB"), 1.0, -128)
+    photo = ImageChops.add(photo, _grey_rgb(_noise(size, rng, noise)), 1.0, -128)
     return photo, {"blur": blur, "noise": noise, "lighting": lighting,
                    "background": "#{:02x}{:02x}{:02x}".format(*bg_colour)}
 
@@ -274,8 +299,8 @@ def _photo_light(image: Image.Image, size: tuple[int, int], coeffs: tuple[float,
     # a surface near one of the five, each channel moved up to ±12 (not five exact hues)
     bg_colour = tuple(max(0, min(255, c + rng.randint(-12, 12)))
                       for c in rng.choice(_BACKGROUNDS))
-    photo = image.convert("RGB").transform(size, Image.Transform.PERSPECTIVE, coeffs,
-                                           Image.Resampling.BILINEAR, fillcolor=bg_colour)
+    photo = _rgb(image).transform(size, Image.Transform.PERSPECTIVE, coeffs,
+                                  Image.Resampling.BILINEAR, fillcolor=bg_colour)
     lighting = round(rng.uniform(0.25, 0.45), 3)
     direction = rng.uniform(0, 2 * math.pi)
     tint = tuple(rng.randint(235, 255) for _ in range(3))
@@ -285,7 +310,7 @@ def _photo_light(image: Image.Image, size: tuple[int, int], coeffs: tuple[float,
     # one box pass of radius r has variance ((2r + 1)^2 - 1) / 12: match sigma^2
     photo = photo.filter(ImageFilter.BoxBlur((math.sqrt(12 * blur * blur + 1) - 1) / 2))
     noise = rng.randint(6, 16)
-    photo = ImageChops.add(photo, _noise(size, rng, noise).convert("RGB"), 1.0, -128)
+    photo = ImageChops.add(photo, _grey_rgb(_noise(size, rng, noise)), 1.0, -128)
     return photo, {"blur": blur, "noise": noise, "lighting": lighting,
                    "background": "#{:02x}{:02x}{:02x}".format(*bg_colour)}
 
@@ -305,9 +330,10 @@ def _fax(image: Image.Image, w: float, h: float, rng: random.Random, scale: floa
         dst.append((cx + dx * math.cos(t) + dy * math.sin(t) + sx,
                     cy - dx * math.sin(t) + dy * math.cos(t) + sy))
     matrix = homography([(0, 0), (w, 0), (w, h), (0, h)], dst)
-    grey = image.convert("L").transform(image.size, Image.Transform.PERSPECTIVE,
-                                        _inverse_coeffs(matrix, scale),
-                                        Image.Resampling.BILINEAR, fillcolor=255)
+    grey = image if image.mode == "L" else image.convert("L")
+    grey = grey.transform(image.size, Image.Transform.PERSPECTIVE,
+                          _inverse_coeffs(matrix, scale), Image.Resampling.BILINEAR,
+                          fillcolor=255)
     noise = rng.randint(8, 20)
     grey = ImageChops.add(grey, _noise(grey.size, rng, noise), 1.0, -128)
     threshold = rng.randint(175, 205)  # faint anti-aliased strokes survive, paper noise not
@@ -339,7 +365,7 @@ def _font(language: str, size: int) -> ImageFont.FreeTypeFont:
 def _annotate(image: Image.Image, w: float, h: float, rng: random.Random, scale: float,
               language: str, targets: Sequence[Box], first: bool
               ) -> tuple[Image.Image, dict[str, Any]]:
-    page = image.convert("RGB")
+    page = _rgb(image)  # read, never drawn on: the overlay is composited onto a copy
     overlay = Image.new("RGBA", page.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     notes: list[dict[str, Any]] = []
@@ -427,7 +453,10 @@ def capture_pdf(clean: bytes, condition: str, seed: int, language: str = "en",
         for i in range(len(doc)):
             pg = doc[i]
             w, h = pg.get_size()
-            image = pg.render(scale=scale, grayscale=condition == "fax").to_pil()
+            grey = condition == "fax"
+            # in colour, pdfium writes RGB itself (rev_byteorder): the same pixels as its
+            # BGR, with no swap when Pillow reads them
+            image = pg.render(scale=scale, grayscale=grey, rev_byteorder=not grey).to_pil()
             pg.close()
             params = _empty_params()
             params["dpi"] = dpi

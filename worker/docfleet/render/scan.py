@@ -110,7 +110,7 @@ class ScanParams:
 def _degrade(image: Image.Image, params: ScanParams, rng: random.Random) -> Image.Image:
     scale = DPI / 72
     w, h = image.size
-    grey = image.convert("L")
+    grey = image if image.mode == "L" else image.convert("L")  # rotate makes its own
     grey = grey.rotate(params.angle, resample=Image.Resampling.BICUBIC, center=(w / 2, h / 2),
                        # Pillow takes sub-pixel offsets (an affine matrix); its stub says int
                        translate=(params.shift[0] * scale,  # type: ignore[arg-type]
