@@ -1,5 +1,6 @@
 """The parts of the ink truth (render/ink.py) that its speed rests on, each against the
-plain rule it replaced: the banded word index finds what a scan of every word finds, the
+plain rule it replaced: the banded word index finds what a scan of every word finds (and
+its glyph loop, what ``find`` finds), the
 union keeps the earlier value on a tie, and the page's text read in one call equals the
 text read character by character (and gives way to it for a character beyond the BMP),
 the boxes read by bare C calls and rounded as one array are the same floats, and the
@@ -65,6 +66,49 @@ def test_the_banded_index_finds_what_a_scan_of_every_word_finds() -> None:
                        ((x0 + x1) / 2, (y0 + y1) / 2), (x0, y1 + ink._SLACK + 1e-9)]
         for x, y in points:
             assert index.find(x, y) == _scan(words, x, y), (x, y)
+
+
+def test_assigning_a_pages_glyphs_is_finding_each_glyphs_word() -> None:
+    """The loop with :meth:`find` written out gives every glyph the word ``find`` gives
+    it, as the same Glyph, in the same order; a glyph outside every word is left out."""
+    rng = random.Random(48)
+    assigned = missed = 0
+    for _ in range(30):
+        words = []
+        for k in range(rng.randint(0, 50)):
+            x0, y0 = rng.uniform(0, 560), rng.uniform(0, 800)
+            box = (x0, y0, x0 + rng.uniform(2, 90), y0 + rng.choice((9.0, 24.0, 4.0)))
+            if words and rng.random() < 0.1:
+                box = words[-1][1].box  # a tie: the first by top
+            words.append((k, _word(box)))
+        texts: list[str] = []
+        edges: list[float] = []
+        for _ in range(rng.randint(0, 400)):
+            x0, y0 = rng.uniform(-10, 650), rng.uniform(-10, 830)
+            if words and rng.random() < 0.7:  # most glyphs sit in a word
+                wx0, wy0, wx1, wy1 = rng.choice(words)[1].box
+                x0, y0 = rng.uniform(wx0 - 2, wx1), rng.uniform(wy0 - 2, wy1)
+            typo = [x0, y0, x0 + rng.uniform(1, 8), y0 + rng.uniform(4, 12)]
+            texts.append(rng.choice("aéZ7ü.-"))
+            edges += typo + [v + rng.uniform(-0.5, 0.5) for v in typo]
+        index = ink._WordIndex(words)
+        want: list[list[ink.Glyph]] = [[] for _ in words]
+        for k, text in enumerate(texts):
+            x0, y0, x1, y1 = edges[8 * k:8 * k + 4]
+            found = index.find((x0 + x1) / 2, (y0 + y1) / 2)
+            if found is None:
+                missed += 1
+                continue
+            want[found].append(ink.Glyph(3, found, text, (x0, y0, x1, y1),
+                                         tuple(edges[8 * k + 4:8 * k + 8])))  # type: ignore[arg-type]
+        got: list[list[ink.Glyph]] = [[] for _ in words]
+        index.assign(3, texts, edges, got)
+        assert got == want
+        assert all(type(g) is ink.Glyph for gs in got for g in gs)
+        assigned += sum(map(len, got))
+    assert assigned > 2000 and missed > 500  # both paths, many times
+    with pytest.raises(ValueError, match="edges"):
+        ink._WordIndex([]).assign(1, ["a"], [0.0] * 7, [])
 
 
 def test_the_union_is_the_smallest_box_and_keeps_the_earlier_value_on_a_tie() -> None:

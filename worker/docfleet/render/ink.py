@@ -150,25 +150,47 @@ def _codes(textpage: object, count: int) -> list[int] | None:
 
 class _WordIndex:
     """The words of one page by band of height :data:`_BAND` points: which word holds a
-    point (within :data:`_SLACK`; nested boxes: the tightest, then the first by top)."""
+    point (within :data:`_SLACK`; nested boxes: the tightest, then the first by top).
+    Each band holds ``(word, x0 - slack, y0 - slack, x1 + slack, y1 + slack, area)``: the
+    same floats the comparison would compute, computed once."""
 
     def __init__(self, words: list[tuple[int, WordBox]]) -> None:
-        self.bands: dict[int, list[tuple[int, float, float, float, float]]] = {}
+        self.bands: dict[int, list[tuple[int, float, float, float, float, float]]] = {}
         for index, w in sorted(words, key=lambda w: w[1].box[1]):
             x0, y0, x1, y1 = w.box
-            entry = (index, x0, y0, x1, y1)
+            entry = (index, x0 - _SLACK, y0 - _SLACK, x1 + _SLACK, y1 + _SLACK,
+                     (x1 - x0) * (y1 - y0))
             for band in range(math.floor((y0 - _SLACK) / _BAND),
                               math.floor((y1 + _SLACK) / _BAND) + 1):
                 self.bands.setdefault(band, []).append(entry)
 
     def find(self, x: float, y: float) -> int | None:
-        best, area = None, float("inf")
-        for index, x0, y0, x1, y1 in self.bands.get(math.floor(y / _BAND), ()):
-            if x0 - _SLACK <= x <= x1 + _SLACK and y0 - _SLACK <= y <= y1 + _SLACK:
-                a = (x1 - x0) * (y1 - y0)
-                if a < area:  # nested boxes (never in practice): the tightest
-                    best, area = index, a
+        best, least = None, math.inf
+        for index, lx, ly, hx, hy, area in self.bands.get(math.floor(y / _BAND), ()):
+            if lx <= x <= hx and ly <= y <= hy and area < least:
+                best, least = index, area  # nested boxes (never in practice): the tightest
         return best
+
+    def assign(self, page: int, texts: list[str], edges: list[float],
+               word_glyphs: list[list[Glyph]]) -> None:
+        """Append each glyph of ``page`` (``texts``, eight ``edges`` each: typographic
+        box, then ink box, as :func:`_page_glyphs` gives them) to the list of the word
+        :meth:`find` gives for its typographic centre; a glyph no word holds is left out.
+        :meth:`find` written out in the loop: a page has about a thousand glyphs. Raises
+        ``ValueError`` unless there are eight edges a text."""
+        if len(edges) != 8 * len(texts):
+            raise ValueError(f"{len(texts)} glyphs with {len(edges)} edges")
+        bands, floor, make, inf = self.bands, math.floor, Glyph._make, math.inf
+        it = iter(edges)
+        for text, x0, y0, x1, y1, a, b, c, d in zip(texts, *[it] * 8, strict=True):
+            x, y = (x0 + x1) / 2, (y0 + y1) / 2
+            best, least = None, inf
+            for index, lx, ly, hx, hy, area in bands.get(floor(y / _BAND), ()):
+                if lx <= x <= hx and ly <= y <= hy and area < least:
+                    best, least = index, area
+            if best is not None:
+                word_glyphs[best].append(make((page, best, text, (x0, y0, x1, y1),
+                                               (a, b, c, d))))
 
 
 def measure_ink(pdf: bytes, layout: Layout, visibility: bool = True) -> Ink:
@@ -195,14 +217,7 @@ def measure_ink(pdf: bytes, layout: Layout, visibility: bool = True) -> Ink:
                     texts, e = _page_glyphs(tp.raw, page.get_height())
                 finally:
                     tp.close()
-                find = index.find
-                for k, text in zip(range(0, len(e), 8), texts, strict=True):
-                    x0, y0, x1, y1 = e[k:k + 4]  # its typographic box, then its ink box
-                    found = find((x0 + x1) / 2, (y0 + y1) / 2)
-                    if found is not None:
-                        word_glyphs[found].append(Glyph(
-                            n, found, text, (x0, y0, x1, y1),
-                            (e[k + 4], e[k + 5], e[k + 6], e[k + 7])))
+                index.assign(n, texts, e, word_glyphs)
                 for k, _ in on_this:  # a word's glyphs are all on its page
                     word_ink[k] = _union([g.ink for g in word_glyphs[k]])
                 if visibility:
