@@ -17,7 +17,7 @@ import pypdfium2 as pdfium
 import pytest
 from PIL import Image, ImageDraw
 
-from docfleet.render.capture import _grey_rgb, _light_grid, _rgb, capture_pdf
+from docfleet.render.capture import _grey_rgb, _in_mode, _light_grid, capture_pdf
 from docfleet.render.imagepdf import ImagePage, image_pdf
 
 PAGE_DIGEST = "c919e87ad1eedb9f9e037625bc9a3b2484138653c978f1fc87037ec8496ab2bb"
@@ -130,5 +130,6 @@ def test_the_cheaper_conversions_give_the_bytes_of_convert() -> None:
     assert _grey_rgb(grey).mode == "RGB"
     assert _grey_rgb(grey).tobytes() == grey.convert("RGB").tobytes()
     colour = grey.convert("RGB")
-    assert _rgb(colour) is colour  # never drawn on: no copy
-    assert _rgb(grey).tobytes() == grey.convert("RGB").tobytes()
+    assert _in_mode(colour, "RGB") is colour and _in_mode(grey, "L") is grey  # no copy
+    assert _in_mode(grey, "RGB").tobytes() == grey.convert("RGB").tobytes()
+    assert _in_mode(colour, "L").tobytes() == colour.convert("L").tobytes()

@@ -166,9 +166,10 @@ def _noise(size: tuple[int, int], rng: random.Random, amp: int) -> Image.Image:
     return noise.point(lambda v: 128 + (v - 128) * amp // 128)
 
 
-def _rgb(image: Image.Image) -> Image.Image:
-    """``image`` in RGB: itself when it is (a render is never drawn on in place)."""
-    return image if image.mode == "RGB" else image.convert("RGB")
+def _in_mode(image: Image.Image, mode: str) -> Image.Image:
+    """``image`` in ``mode``: itself when it is (no copy: a page's render is only read,
+    never drawn on in place)."""
+    return image if image.mode == mode else image.convert(mode)
 
 
 def _grey_rgb(grey: Image.Image) -> Image.Image:
@@ -266,8 +267,8 @@ def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None 
 def _photo_first(image: Image.Image, size: tuple[int, int], coeffs: tuple[float, ...],
                  rng: random.Random) -> tuple[Image.Image, dict[str, Any]]:
     """Photo recipe 1 (byte-identical to the runs that used it)."""
-    page = _rgb(image).transform(size, Image.Transform.PERSPECTIVE, coeffs,
-                                 Image.Resampling.BICUBIC, fillcolor=(0, 0, 0))
+    page = _in_mode(image, "RGB").transform(size, Image.Transform.PERSPECTIVE, coeffs,
+                                            Image.Resampling.BICUBIC, fillcolor=(0, 0, 0))
     mask = Image.new("L", image.size, 255).transform(
         size, Image.Transform.PERSPECTIVE, coeffs, Image.Resampling.BILINEAR, fillcolor=0)
     bg_colour = rng.choice(_BACKGROUNDS)
@@ -299,8 +300,8 @@ def _photo_light(image: Image.Image, size: tuple[int, int], coeffs: tuple[float,
     # a surface near one of the five, each channel moved up to ±12 (not five exact hues)
     bg_colour = tuple(max(0, min(255, c + rng.randint(-12, 12)))
                       for c in rng.choice(_BACKGROUNDS))
-    photo = _rgb(image).transform(size, Image.Transform.PERSPECTIVE, coeffs,
-                                  Image.Resampling.BILINEAR, fillcolor=bg_colour)
+    photo = _in_mode(image, "RGB").transform(size, Image.Transform.PERSPECTIVE, coeffs,
+                                             Image.Resampling.BILINEAR, fillcolor=bg_colour)
     lighting = round(rng.uniform(0.25, 0.45), 3)
     direction = rng.uniform(0, 2 * math.pi)
     tint = tuple(rng.randint(235, 255) for _ in range(3))
@@ -330,10 +331,9 @@ def _fax(image: Image.Image, w: float, h: float, rng: random.Random, scale: floa
         dst.append((cx + dx * math.cos(t) + dy * math.sin(t) + sx,
                     cy - dx * math.sin(t) + dy * math.cos(t) + sy))
     matrix = homography([(0, 0), (w, 0), (w, h), (0, h)], dst)
-    grey = image if image.mode == "L" else image.convert("L")
-    grey = grey.transform(image.size, Image.Transform.PERSPECTIVE,
-                          _inverse_coeffs(matrix, scale), Image.Resampling.BILINEAR,
-                          fillcolor=255)
+    grey = _in_mode(image, "L").transform(image.size, Image.Transform.PERSPECTIVE,
+                                          _inverse_coeffs(matrix, scale),
+                                          Image.Resampling.BILINEAR, fillcolor=255)
     noise = rng.randint(8, 20)
     grey = ImageChops.add(grey, _noise(grey.size, rng, noise), 1.0, -128)
     threshold = rng.randint(175, 205)  # faint anti-aliased strokes survive, paper noise not
@@ -365,7 +365,7 @@ def _font(language: str, size: int) -> ImageFont.FreeTypeFont:
 def _annotate(image: Image.Image, w: float, h: float, rng: random.Random, scale: float,
               language: str, targets: Sequence[Box], first: bool
               ) -> tuple[Image.Image, dict[str, Any]]:
-    page = _rgb(image)  # read, never drawn on: the overlay is composited onto a copy
+    page = _in_mode(image, "RGB")  # only read: the overlay is composited onto a copy
     overlay = Image.new("RGBA", page.size, (0, 0, 0, 0))
     draw = ImageDraw.Draw(overlay)
     notes: list[dict[str, Any]] = []

@@ -165,6 +165,7 @@ class _WordIndex:
                 self.bands.setdefault(band, []).append(entry)
 
     def find(self, x: float, y: float) -> int | None:
+        """The word holding ``(x, y)``, or None: the rule :meth:`assign` writes out."""
         best, least = None, math.inf
         for index, lx, ly, hx, hy, area in self.bands.get(math.floor(y / _BAND), ()):
             if lx <= x <= hx and ly <= y <= hy and area < least:
