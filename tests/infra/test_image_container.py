@@ -112,6 +112,11 @@ def test_a_two_task_fleet_on_sqlite_completes_and_verifies(image: str, tmp_path:
     assert verify.returncode == 0, verify.stdout + verify.stderr
     root = json.loads((data / "out" / "fleet" / "manifest.json").read_text())
     assert root["units"] == 2 and len(root["parts"]) == 2
+    # the image's Debian packages that print, recorded though full chromium is absent
+    debian = root["environment"]["debian"]
+    assert "chromium" not in debian and debian.get("chromium-headless-shell"), debian
+    assert {"fonts-noto-cjk", "fonts-liberation2", "fonts-kristi"} <= set(debian), debian
+    assert root["environment"]["chromium"].startswith("Chromium "), root["environment"]
     pdfs = sorted((data / "out" / "fleet" / "documents").glob("*.pdf"))
     assert len(pdfs) == 10 and all(p.read_bytes()[:5] == b"%PDF-" for p in pdfs)
     # Both tasks ran in the container and shared one run: one planned it, each unit was

@@ -52,3 +52,19 @@ def test_fontconfig_loads_by_soname_without_a_process(monkeypatch: pytest.Monkey
     assert searched == ["fontconfig"]
     monkeypatch.setattr(ctypes.util, "find_library", lambda name: None)
     assert environment._load_library("libdoesnotexist.so.9", "nothing") is None
+
+
+def test_a_package_dpkg_does_not_know_leaves_the_others_recorded() -> None:
+    """``dpkg-query`` exits 1 when one package is unknown (the image has no full
+    ``chromium``) and still prints the others: the record keeps them."""
+    require(shutil.which("dpkg-query") is not None, "Debian's dpkg-query")
+    known = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "dpkg"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert known
+    assert environment._debian(("dpkg",)) == {"dpkg": known}
+    assert environment._debian(("docfleet-no-such-package", "dpkg")) == {"dpkg": known}
+    assert environment._debian(("docfleet-no-such-package",)) == {}
+    record = environment._debian()
+    assert record and set(record) <= set(environment.DEBIAN_PACKAGES)
+    assert environment._run("sh", "-c", "echo partial; exit 1") is None
+    assert environment._run("sh", "-c", "echo partial; exit 1", codes=(0, 1)) == "partial"

@@ -26,19 +26,25 @@ PACKAGES = ("docfleet", "playwright", "faker", "jinja2", "pypdfium2", "pillow", 
 FONT_FAMILIES = ("Liberation Sans", "Liberation Serif", "Liberation Mono", "DejaVu Sans",
                  "DejaVu Serif", "DejaVu Sans Mono", "Noto Sans CJK JP", "Noto Sans Arabic",
                  "BIZ UDPGothic", "BIZ UDPMincho")
+#: the Debian packages that print: Chromium (full or the headless shell: an image has one)
+#: and every font package a template or the form pack's handwriting names
 DEBIAN_PACKAGES = ("chromium", "chromium-headless-shell", "fonts-liberation2",
                    "fonts-dejavu-core", "fonts-noto-cjk", "fonts-noto-core",
-                   "fonts-morisawa-bizud-gothic", "fonts-morisawa-bizud-mincho")
+                   "fonts-morisawa-bizud-gothic", "fonts-morisawa-bizud-mincho",
+                   "fonts-breip", "fonts-dancingscript", "fonts-kacst", "fonts-kristi",
+                   "fonts-seto")
 
 
-def _run(*args: str) -> str | None:
+def _run(*args: str, codes: tuple[int, ...] = (0,)) -> str | None:
+    """What ``args`` prints, stripped; None when it cannot run or exits other than
+    ``codes``."""
     if shutil.which(args[0]) is None and "/" not in args[0]:
         return None
     try:
         done = subprocess.run(args, capture_output=True, text=True, timeout=20, check=False)
     except (OSError, subprocess.SubprocessError):
         return None
-    return done.stdout.strip() if done.returncode == 0 else None
+    return done.stdout.strip() if done.returncode in codes else None
 
 
 def _version(name: str) -> str | None:
@@ -127,8 +133,11 @@ def _load_library(soname: str, name: str) -> Any:
         return None
 
 
-def _debian() -> dict[str, str]:
-    out = _run("dpkg-query", "-W", "-f", "${Package}=${Version}\\n", *DEBIAN_PACKAGES) or ""
+def _debian(packages: tuple[str, ...] = DEBIAN_PACKAGES) -> dict[str, str]:
+    """package → version of each of ``packages`` that dpkg knows. One it does not know is
+    left out: ``dpkg-query`` then exits 1 and still prints the others."""
+    out = _run("dpkg-query", "-W", "-f", "${Package}=${Version}\\n", *packages,
+               codes=(0, 1)) or ""
     found = {}
     for line in out.splitlines():
         name, _, version = line.partition("=")
