@@ -68,3 +68,13 @@ def test_a_package_dpkg_does_not_know_leaves_the_others_recorded() -> None:
     assert record and set(record) <= set(environment.DEBIAN_PACKAGES)
     assert environment._run("sh", "-c", "echo partial; exit 1") is None
     assert environment._run("sh", "-c", "echo partial; exit 1", codes=(0, 1)) == "partial"
+
+
+def test_a_package_removed_with_its_configuration_kept_is_not_recorded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """dpkg still knows a package removed without purge (status ``rc``) and prints its
+    version; the record names only installed ones (the parsing alone, on dpkg-query's
+    format: no such package is on this machine)."""
+    printed = "ii =fonts-a=1.0-1\nrc =fonts-b=2.0-1\nii =fonts-c=\n"
+    monkeypatch.setattr(environment, "_run", lambda *args, codes=(0,): printed.strip())
+    assert environment._debian(("fonts-a", "fonts-b", "fonts-c")) == {"fonts-a": "1.0-1"}

@@ -134,14 +134,16 @@ def _load_library(soname: str, name: str) -> Any:
 
 
 def _debian(packages: tuple[str, ...] = DEBIAN_PACKAGES) -> dict[str, str]:
-    """package → version of each of ``packages`` that dpkg knows. One it does not know is
-    left out: ``dpkg-query`` then exits 1 and still prints the others."""
-    out = _run("dpkg-query", "-W", "-f", "${Package}=${Version}\\n", *packages,
-               codes=(0, 1)) or ""
+    """package → version of each of ``packages`` that is installed. One dpkg does not
+    know is left out (``dpkg-query`` then exits 1 and still prints the others), and so
+    is one removed with its configuration kept (known, not installed)."""
+    out = _run("dpkg-query", "-W", "-f", "${db:Status-Abbrev}=${Package}=${Version}\\n",
+               *packages, codes=(0, 1)) or ""
     found = {}
     for line in out.splitlines():
-        name, _, version = line.partition("=")
-        if version:
+        status, _, rest = line.partition("=")
+        name, _, version = rest.partition("=")
+        if status.strip() == "ii" and version:
             found[name] = version
     return found
 
