@@ -13,9 +13,10 @@ fail the document (:func:`docfleet.packs.sdk.session.ink_truth`).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
+from itertools import islice
 from typing import Any
 
 PX_TO_PT = 0.75
@@ -473,18 +474,15 @@ def parse_layout(raw: dict[str, Any]) -> Layout:
         if len(columns["box"]) != 4 * count or any(len(v) != count for k, v in
                                                    columns.items() if k != "box"):
             raise ValueError(f"{name}: columns of unequal length for {count} {name}")
-    points = round3(flat + words["box"] + lines["box"], PX_TO_PT)
-    at = iter(range(0, len(points), 4))
-
-    def pt() -> Box:
-        k = next(at)
-        return (points[k], points[k + 1], points[k + 2], points[k + 3])
+    points = iter(round3(flat + words["box"] + lines["box"], PX_TO_PT))
+    at: Iterator[Box] = zip(points, points, points, points, strict=True)  # boxes in order
+    pt = at.__next__
 
     out_fields = [FieldBox(f["field"], f["line"], f["occ"], f["text"], f["page"], pt(),
-                           tuple(pt() for _ in f.get("lines", ())))
+                           tuple(islice(at, len(f.get("lines", ())))))
                   for f in fields]
     out_labels = [LabelBox(lab["id"], lab["page"], lab["kind"], lab["name"], lab["scope"],
-                           lab["text"], pt(), tuple(pt() for _ in lab["lines"]),
+                           lab["text"], pt(), tuple(islice(at, len(lab["lines"]))),
                            tuple(Link(k["field"], k["line"], k["occ"]) for k in lab["links"]))
                   for lab in labels]
     out_cells = [CellBox(c["page"], c["table"], c["index"], c["row"], c["column"], c["span"],
