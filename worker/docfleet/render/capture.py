@@ -31,6 +31,7 @@ import random
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import pypdfium2 as pdfium
@@ -229,6 +230,26 @@ def _photo(image: Image.Image, w: float, h: float, rng: random.Random, scale: fl
                            "perspective": [round(v, 3) for p in dst for v in p]}
 
 
+#: the light grid's size: columns by rows
+_GRID = (64, 64)
+
+
+@cache
+def _grid_coordinates() -> tuple[Any, Any, Any]:
+    """The light grid's u and v (-0.5 to 0.5, row by row: y, then x, as ``frombytes``
+    reads them) and its radial vignette ``rad = 1 - 0.6 * (u * u + v * v) * 2``, as
+    float64 Arrow arrays: the same for every photograph, so made once."""
+    import pyarrow as pa  # lazy: only a photographed page needs it
+    import pyarrow.compute as pc  # lazy: as above
+
+    gw, gh = _GRID
+    us = [i / (gw - 1) - 0.5 for i in range(gw)]
+    u = pa.array(us * gh, pa.float64())
+    v = pa.array([j / (gh - 1) - 0.5 for j in range(gh) for _ in us], pa.float64())
+    r2 = pc.add(pc.multiply(u, u), pc.multiply(v, v))
+    return u, v, pc.subtract(1.0, pc.multiply(pc.multiply(0.6, r2), 2.0))
+
+
 def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None = None
                 ) -> Image.Image:
     """The uneven light over the frame on a 64 x 64 grid: a linear fall-off along
@@ -241,14 +262,9 @@ def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None 
     import pyarrow as pa  # lazy: only a photographed page needs it
     import pyarrow.compute as pc  # lazy: as above
 
-    gw, gh = 64, 64
-    us = [i / (gw - 1) - 0.5 for i in range(gw)]
-    u = pa.array(us * gh, pa.float64())  # row by row (y, then x), as frombytes reads them
-    v = pa.array([j / (gh - 1) - 0.5 for j in range(gh) for _ in us], pa.float64())
+    u, v, rad = _grid_coordinates()
     lin = pc.add(0.5, pc.add(pc.multiply(u, math.cos(direction)),
                              pc.multiply(v, math.sin(direction))))
-    rad = pc.subtract(1.0, pc.multiply(pc.multiply(
-        0.6, pc.add(pc.multiply(u, u), pc.multiply(v, v))), 2.0))
     levels = pc.multiply(255.0, pc.subtract(1.0, pc.multiply(
         lighting, pc.subtract(1.0, pc.multiply(lin, rad)))))
 
@@ -256,7 +272,7 @@ def _light_grid(lighting: float, direction: float, tint: tuple[int, ...] | None 
         rounded = pc.round(values, 0, round_mode="half_to_even")
         clamped = pc.max_element_wise(pc.min_element_wise(rounded, 255.0), 0.0)
         data = pc.cast(clamped, pa.uint8())
-        return Image.frombuffer("L", (gw, gh), data.buffers()[1], "raw", "L", 0, 1)
+        return Image.frombuffer("L", _GRID, data.buffers()[1], "raw", "L", 0, 1)
 
     if tint is None:
         return channel(levels).copy()
